@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+/**
+ * All configuration comes from environment variables and is validated once at start.
+ * A bad value stops the start with a message naming the variable (ConfigError).
+ */
+const bool = (name: string, dflt: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'], {
+      error: `${name} must be true or false`,
+    })
+    .optional()
+    .transform((v) => (v === undefined ? dflt : ['true', '1', 'on', 'yes'].includes(v)));
+
+const url = (protocols: string[]) =>
+  z
+    .string()
+    .optional()
+    .refine(
+      (v) => {
+        if (v === undefined || v === '') return true;
+        try {
+          return protocols.includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { message: `must be a URL with scheme ${protocols.map((p) => p.replace(':', '')).join(' or ')}` },
+    )
+    .transform((v) => (v === '' ? undefined : v));
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  BASE_URL: url(['http:', 'https:']),
+  DATABASE_URL: url(['postgres:', 'postgresql:']),
+  REDIS_URL: url(['redis:', 'rediss:']),
+  KURRENTDB_URL: url(['kurrentdb:', 'esdb:', 'kurrentdb+discover:', 'esdb+discover:']),
+  KEY_ENCRYPTION_KEY: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || Buffer.from(v, 'base64').length === 32, {
+      message: 'must be 32 bytes, base64 encoded',
+    })
+    .transform((v) => (v === '' ? undefined : v)),
+  DATA_DIR: z.string().min(1).default('./data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+  WORKERS: z.enum(['on', 'off']).default('on'),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(6 * 1024 * 1024),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface AppConfig extends Omit<Env, 'BASE_URL'> {
+  BASE_URL: string;
+  /** `embedded` (PGlite in DATA_DIR) unless DATABASE_URL is set. */
+  storeMode: 'embedded' | 'postgres';
+}
+
+export class ConfigError extends Error {
+  constructor(readonly issues: { variable: string; message: string }[]) {
+    super(`Invalid configuration: ${issues.map((i) => `${i.variable}: ${i.message}`).join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  // Treat empty strings as unset, the way shells and compose files commonly pass them.
+  const input = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => ({ variable: String(i.path[0] ?? '?'), message: i.message })));
+  }
+  const cfg = parsed.data;
+  return {
+    ...cfg,
+    BASE_URL: (cfg.BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, ''),
+    storeMode: cfg.DATABASE_URL ? 'postgres' : 'embedded',
+  };
+}

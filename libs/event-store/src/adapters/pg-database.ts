@@ -1,0 +1,92 @@
+import { Pool, PoolClient } from 'pg';
+import { SqlDatabase, SqlExecutor } from '../sql/sql-database';
+
+export interface PgDatabaseOptions {
+  connectionString: string;
+  /** Pool size; the default suits a 2-core machine with 64 concurrent callers. */
+  max?: number;
+  /** search_path for every connection (tests use one schema per suite). */
+  schema?: string;
+  applicationName?: string;
+}
+
+export class PgDatabase extends SqlDatabase {
+  readonly kind = 'postgres' as const;
+  private readonly pool: Pool;
+  private listener: PoolClient | null = null;
+  private readonly listeners = new Map<string, Set<() => void>>();
+
+  constructor(private readonly options: PgDatabaseOptions) {
+    super();
+    if (options.schema && !/^[a-z_][a-z0-9_]*$/.test(options.schema)) throw new Error('invalid schema name');
+    this.pool = new Pool({
+      connectionString: options.connectionString,
+      max: options.max ?? 24,
+      application_name: options.applicationName ?? 'sigil',
+      options: options.schema ? `-c search_path=${options.schema}` : undefined,
+    });
+    // An idle client that errors (server restart) is dropped by the pool; don't crash the process.
+    this.pool.on('error', () => undefined);
+  }
+
+  async query<T>(sql: string, params?: unknown[]): Promise<T[]> {
+    const res = await this.pool.query(sql, params as unknown[]);
+    return res.rows as T[];
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const tx: SqlExecutor = {
+      query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as R[],
+    };
+    try {
+      await client.query('BEGIN');
+      const result = await fn(tx);
+      await client.query('COMMIT');
+      client.release();
+      return result;
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+        client.release();
+      } catch (rollbackErr) {
+        client.release(rollbackErr as Error); // broken connection: discard it
+      }
+      throw err;
+    }
+  }
+
+  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+    if (!this.listener) {
+      this.listener = await this.pool.connect();
+      this.listener.on('notification', (msg) => this.listeners.get(msg.channel)?.forEach((cb) => cb()));
+      this.listener.on('error', () => undefined);
+    }
+    let set = this.listeners.get(channel);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(channel, set);
+      await this.listener.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+    }
+    set.add(onNotify);
+    return async () => {
+      set!.delete(onNotify);
+    };
+  }
+
+  async notify(channel: string): Promise<void> {
+    await this.pool.query('SELECT pg_notify($1, NULL)', [channel]);
+  }
+
+  async close(): Promise<void> {
+    if (this.listener) {
+      this.listener.release(true);
+      this.listener = null;
+    }
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The EventStore port, shaped after EventStoreDB/KurrentDB: streams with revisions, a global
+ * `$all` order, optimistic concurrency, idempotent appends by event id, catch-up subscriptions.
+ * Every stream is a hash chain (hash, prev_hash) so a timeline can be proven unaltered.
+ */
+export type ExpectedRevision = 'no_stream' | 'any' | 'stream_exists' | number;
+
+export interface EventMetadata {
+  actor?: string;
+  correlation_id?: string;
+  causation_id?: string;
+  idempotency_key?: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent<D = unknown> {
+  /** uuid; the idempotency key of the append. Generated when absent. */
+  event_id?: string;
+  type: string;
+  data: D;
+  metadata?: EventMetadata;
+}
+
+export interface RecordedEvent<D = unknown> {
+  event_id: string;
+  stream_id: string;
+  /** 0 for the first event of a stream. */
+  revision: number;
+  /** Position in `$all`: increasing in commit-visibility order, not dense. */
+  global_position: number;
+  type: string;
+  data: D;
+  metadata: EventMetadata;
+  recorded_at: string;
+  /** `sha256:<hex>` over the canonical event and prev_hash. */
+  hash: string;
+  /** The hash of the previous event of the stream; null for revision 0. */
+  prev_hash: string | null;
+}
+
+export interface AppendResult {
+  /** Revision of the stream's last event after the append. */
+  nextExpectedRevision: number;
+  /** Global position of the last event written (or found, for an idempotent replay). */
+  position: number;
+  /** True when every event id was already stored: nothing was written. */
+  idempotentReplay: boolean;
+  events: RecordedEvent[];
+}
+
+export interface ReadStreamOptions {
+  /** Revision to start from, inclusive; defaults to the start (forwards) or end (backwards). */
+  fromRevision?: number;
+  direction?: 'forwards' | 'backwards';
+  limit?: number;
+}
+
+export interface AllFilter {
+  eventTypes?: string[];
+  streamPrefix?: string;
+}
+
+export interface ReadAllOptions {
+  /** Inclusive; 0 = from the start. */
+  fromPosition?: number;
+  limit?: number;
+  filter?: AllFilter;
+}
+
+export interface ReadAllPage {
+  events: RecordedEvent[];
+  /** Where the next read continues. Moves past filtered-out events too, so filters never rescan. */
+  nextPosition: number;
+}
+
+export interface SubscribeOptions {
+  /** Inclusive start position, or 'end' for only new events. Default: 0. */
+  fromPosition?: number | 'end';
+  filter?: AllFilter;
+  batchSize?: number;
+}
+
+export interface AllSubscription extends AsyncIterable<RecordedEvent> {
+  /** Stops the subscription; a pending iteration ends. */
+  stop(): Promise<void>;
+}
+
+export type ChainVerdict =
+  | { valid: true; stream_id: string; events: number; last_hash: string | null }
+  | {
+      valid: false;
+      stream_id: string;
+      events: number;
+      /** First revision whose link is broken. */
+      broken_at_revision: number;
+      event_id: string;
+      reason: 'hash_mismatch' | 'prev_hash_mismatch' | 'revision_gap';
+      expected: string | number | null;
+      actual: string | number | null;
+    };
+
+export abstract class EventStore {
+  abstract append(stream: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  abstract readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  abstract readAll(options?: ReadAllOptions): Promise<ReadAllPage>;
+  abstract subscribeToAll(options?: SubscribeOptions): AllSubscription;
+  /** Recomputes the stream's hash chain from the stored rows; reports the first broken link. */
+  abstract verifyStream(stream: string): Promise<ChainVerdict>;
+  /** The position after which nothing is visible yet; where a subscription 'from end' starts. */
+  abstract headPosition(): Promise<number>;
+  abstract ping(): Promise<void>;
+  abstract close(): Promise<void>;
+}
+
+export class WrongExpectedVersion extends Error {
+  readonly code = 'wrong_expected_version';
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream ${stream}: expected revision ${expected}, actual ${actual}`);
+    this.name = 'WrongExpectedVersion';
+  }
+}
+
+/** An event id reused for different content or in another stream. */
+export class EventIdConflict extends Error {
+  readonly code = 'event_id_conflict';
+  constructor(
+    readonly eventIds: string[],
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EventIdConflict';
+  }
+}
+
+export class InvalidAppend extends Error {
+  readonly code = 'invalid_event';
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidAppend';
+  }
+}

@@ -1,0 +1,45 @@
+import { canonicalJson, sha256Tagged } from '@app/crypto';
+import type { ChainVerdict, RecordedEvent } from './event-store.port';
+
+/** The fields a link hashes: the event as written, its place in the stream, and prev_hash. */
+export type HashedFields = Pick<
+  RecordedEvent,
+  'event_id' | 'stream_id' | 'revision' | 'type' | 'data' | 'metadata' | 'recorded_at' | 'prev_hash'
+>;
+
+/** hash = SHA-256 over the RFC 8785 form of the event's fields plus the previous hash. */
+export function eventHash(e: HashedFields): string {
+  return sha256Tagged(
+    canonicalJson({
+      event_id: e.event_id,
+      stream_id: e.stream_id,
+      revision: e.revision,
+      type: e.type,
+      data: e.data,
+      metadata: e.metadata,
+      recorded_at: e.recorded_at,
+      prev_hash: e.prev_hash,
+    }),
+  );
+}
+
+/** Walks a stream's events in revision order and reports the first broken link. */
+export function verifyChain(streamId: string, events: RecordedEvent[]): ChainVerdict {
+  let prev: string | null = null;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    const broken = (reason: 'hash_mismatch' | 'prev_hash_mismatch' | 'revision_gap', expected: string | number | null, actual: string | number | null) =>
+      ({ valid: false, stream_id: streamId, events: events.length, broken_at_revision: e.revision, event_id: e.event_id, reason, expected, actual }) as const;
+    if (e.revision !== i) return broken('revision_gap', i, e.revision);
+    if (e.prev_hash !== prev) return broken('prev_hash_mismatch', prev, e.prev_hash);
+    let computed: string;
+    try {
+      computed = eventHash(e);
+    } catch {
+      computed = 'uncomputable';
+    }
+    if (computed !== e.hash) return broken('hash_mismatch', computed, e.hash);
+    prev = e.hash;
+  }
+  return { valid: true, stream_id: streamId, events: events.length, last_hash: prev };
+}

@@ -1,0 +1,107 @@
+import type { AllFilter, RecordedEvent } from '../event-store.port';
+import type { SqlDatabase, SqlExecutor } from '../sql/sql-database';
+import type { SqlEventStore } from '../sql/sql-event-store';
+
+/** A read model fed from `$all`. `apply` writes through `tx`, the batch's transaction. */
+export interface Projection {
+  readonly name: string;
+  readonly filter?: AllFilter;
+  apply(event: RecordedEvent, tx: SqlExecutor): Promise<void>;
+}
+
+export interface ProjectionRunnerOptions {
+  batchSize?: number;
+  idleWaitMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Applies events to a projection in batches. Each batch's read-model writes and its checkpoint
+ * commit in one transaction, so a process killed at any point leaves either the whole batch
+ * applied and checkpointed, or none of it: after a restart every event is applied exactly once.
+ * Several runners of the same projection may run (one per process): the checkpoint row is
+ * locked and compared, so a batch another runner already applied is never applied again.
+ */
+export class ProjectionRunner {
+  private running: Promise<void> | null = null;
+  private stopping = false;
+  private wake: (() => void) | null = null;
+  private readonly batchSize: number;
+  private readonly idleWaitMs: number;
+
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly store: SqlEventStore,
+    private readonly projection: Projection,
+    private readonly options: ProjectionRunnerOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 500;
+    this.idleWaitMs = options.idleWaitMs ?? 250;
+  }
+
+  get name(): string {
+    return this.projection.name;
+  }
+
+  async checkpoint(): Promise<number> {
+    const [row] = await this.db.query<{ position: string | number }>('SELECT position FROM projection_checkpoints WHERE name = $1', [
+      this.projection.name,
+    ]);
+    return row ? Number(row.position) : 0;
+  }
+
+  /** Applies at most one batch; returns how many events it applied. */
+  async runBatch(): Promise<number> {
+    const from = await this.checkpoint();
+    const page = await this.store.readAll({ fromPosition: from, limit: this.batchSize, filter: this.projection.filter });
+    if (page.nextPosition === from) return 0;
+    return this.db.transaction(async (tx) => {
+      await tx.query('INSERT INTO projection_checkpoints (name, position) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING', [
+        this.projection.name,
+      ]);
+      const [row] = await tx.query<{ position: string | number }>('SELECT position FROM projection_checkpoints WHERE name = $1 FOR UPDATE', [
+        this.projection.name,
+      ]);
+      if (Number(row.position) !== from) return 0; // another runner got there first; re-read next time
+      for (const event of page.events) await this.projection.apply(event, tx);
+      await tx.query('UPDATE projection_checkpoints SET position = $2, updated_at = now() WHERE name = $1', [
+        this.projection.name,
+        page.nextPosition,
+      ]);
+      return page.events.length;
+    });
+  }
+
+  /** Runs batches until stopped, waiting for new events when caught up. */
+  start(): void {
+    if (this.running) return;
+    this.stopping = false;
+    this.running = (async () => {
+      while (!this.stopping) {
+        let applied = 0;
+        try {
+          applied = await this.runBatch();
+        } catch (err) {
+          this.options.onError?.(err);
+        }
+        if (applied === 0 && !this.stopping) {
+          await this.store.waitForEvents(this.idleWaitMs, (wake) => (this.wake = wake));
+        }
+      }
+    })();
+  }
+
+  /** Finishes the batch in flight, then stops. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.running;
+    this.running = null;
+  }
+
+  /** Runs batches until the projection has caught up with everything visible now. */
+  async catchUp(): Promise<void> {
+    const head = await this.store.headPosition();
+    while ((await this.checkpoint()) < head) await this.runBatch();
+  }
+}

@@ -1,0 +1,437 @@
+import { randomUUID } from 'node:crypto';
+import { canonicalJson, CanonicalizationError } from '@app/crypto';
+import {
+  AllSubscription,
+  AppendResult,
+  ChainVerdict,
+  EventIdConflict,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  InvalidAppend,
+  NewEvent,
+  ReadAllOptions,
+  ReadAllPage,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  WrongExpectedVersion,
+} from '../event-store.port';
+import { eventHash, verifyChain } from '../hash-chain';
+import { SqlDatabase, SqlExecutor, sqlConstraint, sqlState } from './sql-database';
+
+/**
+ * Global order without visibility gaps.
+ *
+ * A sequence-assigned position can commit out of order: a reader that saw position 7 may
+ * later find position 5 committed, and a checkpoint at 7 would skip it. So a position is
+ * `(xid << 16) + n`, where xid is the appending transaction's id, and `$all` readers only see
+ * rows below `pg_snapshot_xmin(pg_current_snapshot()) << 16`: every transaction below xmin has
+ * finished, and every transaction still to commit has an xid >= xmin, so nothing can appear
+ * below a position a reader has already passed. This is the xid/xmin rule Emmett and Marten
+ * use, folded into one index-friendly bigint. Positions are increasing but not dense, like
+ * KurrentDB's log positions. A transaction holds at most 65,536 events; 2^47 xids fit in a
+ * safe JS integer.
+ */
+const POSITION_SHIFT = 16;
+const EVENTS_PER_TRANSACTION = 1 << POSITION_SHIFT;
+export const MAX_EVENTS_PER_APPEND = 10_000;
+const MAX_STREAM_ID_LENGTH = 256;
+const MAX_TYPE_LENGTH = 128;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const NOTIFY_CHANNEL = 'sigil_events';
+
+const EVENT_COLUMNS = 'global_position, event_id, stream_id, revision, type, data, metadata, recorded_at, hash, prev_hash';
+
+const LOCK_STREAM_SQL = `
+  WITH s AS (
+    INSERT INTO streams (stream_id, revision, last_hash) VALUES ($1, -1, NULL)
+    ON CONFLICT (stream_id) DO UPDATE SET stream_id = EXCLUDED.stream_id
+    RETURNING revision, last_hash
+  )
+  SELECT s.revision, s.last_hash,
+         (SELECT count(*) FROM events WHERE event_id = ANY($2::uuid[])) AS existing
+  FROM s`;
+
+const INSERT_EVENTS_SQL = `
+  WITH base AS (
+    SELECT pg_current_xact_id()::text::bigint << ${POSITION_SHIFT} AS lo
+  ), next AS (
+    SELECT base.lo,
+           coalesce((SELECT max(e.global_position) + 1 FROM events e
+                      WHERE e.global_position >= base.lo AND e.global_position < base.lo + ${EVENTS_PER_TRANSACTION}),
+                    base.lo) AS first
+    FROM base
+  ), ins AS (
+    INSERT INTO events (${EVENT_COLUMNS})
+    SELECT next.first + u.ord - 1, u.event_id, $1, u.revision, u.type, u.data::json, u.metadata::json, u.recorded_at, u.hash, u.prev_hash
+    FROM next, unnest($2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[])
+         WITH ORDINALITY AS u(event_id, revision, type, data, metadata, recorded_at, hash, prev_hash, ord)
+    RETURNING global_position
+  ), upd AS (
+    UPDATE streams SET revision = $10, last_hash = $11 WHERE stream_id = $1
+  )
+  SELECT next.lo, next.first, (SELECT count(*) FROM ins) AS inserted FROM next`;
+
+const BOUNDARY_SQL = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint << ${POSITION_SHIFT}`;
+
+interface EventRow {
+  global_position: string | number;
+  event_id: string;
+  stream_id: string;
+  revision: string | number;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  recorded_at: Date | string;
+  hash: string;
+  prev_hash: string | null;
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    event_id: row.event_id,
+    stream_id: row.stream_id,
+    revision: Number(row.revision),
+    global_position: Number(row.global_position),
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+    recorded_at: row.recorded_at instanceof Date ? row.recorded_at.toISOString() : new Date(row.recorded_at).toISOString(),
+    hash: row.hash,
+    prev_hash: row.prev_hash,
+  };
+}
+
+interface PreparedEvent {
+  event_id: string;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  dataJson: string;
+  metadataJson: string;
+}
+
+export interface SqlEventStoreOptions {
+  /** How often live subscriptions poll when no wake-up arrives (other processes, held transactions). */
+  pollIntervalMs?: number;
+  now?: () => Date;
+}
+
+export class SqlEventStore extends EventStore {
+  private readonly waiters = new Set<() => void>();
+  private notifyTimer: NodeJS.Timeout | null = null;
+  private unlisten: Promise<() => Promise<void>> | null = null;
+  private closed = false;
+  private readonly pollIntervalMs: number;
+  private readonly now: () => Date;
+
+  constructor(
+    readonly db: SqlDatabase,
+    options: SqlEventStoreOptions = {},
+  ) {
+    super();
+    this.pollIntervalMs = options.pollIntervalMs ?? 100;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  async append(stream: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    const expected = options.expectedRevision ?? 'any';
+    // Ids are fixed before the first attempt so a retry appends the very same events.
+    const withIds = Array.isArray(events) ? events.map((e) => ({ ...e, event_id: e?.event_id ?? randomUUID() })) : events;
+
+    // A unique violation on event_id means a concurrent append stored one of our ids after our
+    // statement's snapshot was taken; one more attempt sees it and answers idempotently.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await this.db.transaction((tx) => this.appendIn(tx, stream, withIds, expected));
+        if (!result.idempotentReplay) this.announce();
+        return result;
+      } catch (err) {
+        if (attempt < 2 && sqlState(err) === '23505' && sqlConstraint(err) === 'events_event_id_key') continue;
+        throw err;
+      }
+    }
+  }
+
+  /**
+   * The append inside a caller's transaction (it commits nothing itself). Public so a command
+   * can append with other writes atomically, and so tests can hold a transaction open.
+   */
+  async appendIn(tx: SqlExecutor, stream: string, events: NewEvent[], expected: ExpectedRevision = 'any'): Promise<AppendResult> {
+    validateAppend(stream, events, expected);
+    const prepared = events.map(prepare);
+    const ids = prepared.map((e) => e.event_id);
+    if (new Set(ids).size !== ids.length) throw new InvalidAppend('event ids repeat within one append');
+    const [head] = await tx.query<{ revision: string | number; last_hash: string | null; existing: string | number }>(
+      LOCK_STREAM_SQL,
+      [stream, ids],
+    );
+    const current = Number(head.revision);
+    if (Number(head.existing) > 0) return this.replay(tx, stream, prepared);
+    if (!revisionMatches(expected, current)) {
+      // Our snapshot may predate an identical append that committed while we waited for the lock.
+      const [again] = await tx.query<{ n: string | number }>('SELECT count(*) AS n FROM events WHERE event_id = ANY($1::uuid[])', [ids]);
+      if (Number(again.n) > 0) return this.replay(tx, stream, prepared);
+      throw new WrongExpectedVersion(stream, expected, current < 0 ? 'no_stream' : current);
+    }
+
+    const recordedAt = this.now().toISOString();
+    let prevHash = head.last_hash;
+    const recorded: RecordedEvent[] = prepared.map((e, i) => {
+      const base = {
+        event_id: e.event_id,
+        stream_id: stream,
+        revision: current + 1 + i,
+        type: e.type,
+        data: e.data,
+        metadata: e.metadata,
+        recorded_at: recordedAt,
+        prev_hash: prevHash,
+      };
+      const hash = eventHash(base);
+      prevHash = hash;
+      return { ...base, hash, global_position: 0 };
+    });
+    const last = recorded[recorded.length - 1];
+    const [ins] = await tx.query<{ lo: string | number; first: string | number; inserted: string | number }>(INSERT_EVENTS_SQL, [
+      stream,
+      ids,
+      recorded.map((e) => e.revision),
+      recorded.map((e) => e.type),
+      prepared.map((e) => e.dataJson),
+      prepared.map((e) => e.metadataJson),
+      recorded.map((e) => e.recorded_at),
+      recorded.map((e) => e.hash),
+      recorded.map((e) => e.prev_hash),
+      last.revision,
+      last.hash,
+    ]);
+    const first = Number(ins.first);
+    if (first + recorded.length - Number(ins.lo) > EVENTS_PER_TRANSACTION) {
+      throw new InvalidAppend(`one transaction may append at most ${EVENTS_PER_TRANSACTION} events`);
+    }
+    recorded.forEach((e, i) => (e.global_position = first + i));
+    return { nextExpectedRevision: last.revision, position: last.global_position, idempotentReplay: false, events: recorded };
+  }
+
+  /** Every id already stored, in this stream, with the same content: answer as the first append did. */
+  private async replay(tx: SqlExecutor, stream: string, prepared: PreparedEvent[]): Promise<AppendResult> {
+    const rows = (
+      await tx.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE event_id = ANY($1::uuid[])`, [prepared.map((e) => e.event_id)])
+    ).map(toRecorded);
+    const byId = new Map(rows.map((r) => [r.event_id, r]));
+    const mismatched = prepared.filter((e) => {
+      const stored = byId.get(e.event_id);
+      return !stored || stored.stream_id !== stream || stored.type !== e.type || canonicalJson(stored.data) !== e.dataJson;
+    });
+    if (mismatched.length > 0) {
+      throw new EventIdConflict(
+        mismatched.map((e) => e.event_id),
+        'event ids already used by other events (different stream, type or data, or a partial replay)',
+      );
+    }
+    const events = prepared.map((e) => byId.get(e.event_id)!);
+    const last = events.reduce((a, b) => (b.global_position > a.global_position ? b : a));
+    const [head] = await tx.query<{ revision: string | number }>('SELECT revision FROM streams WHERE stream_id = $1', [stream]);
+    return { nextExpectedRevision: Number(head.revision), position: last.global_position, idempotentReplay: true, events };
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const limit = clampLimit(options.limit, 100_000);
+    const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
+    const rows = await this.db.query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = $1 AND revision ${backwards ? '<=' : '>='} $2
+       ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT $3`,
+      [stream, from, limit],
+    );
+    return rows.map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<ReadAllPage> {
+    return this.readAllIn(this.db, options);
+  }
+
+  async readAllIn(executor: SqlExecutor, options: ReadAllOptions = {}): Promise<ReadAllPage> {
+    const from = Math.max(0, options.fromPosition ?? 0);
+    const limit = clampLimit(options.limit, 10_000, 1000);
+    const params: unknown[] = [from, limit];
+    let where = '';
+    if (options.filter?.eventTypes?.length) {
+      params.push(options.filter.eventTypes);
+      where += ` AND e.type = ANY($${params.length}::text[])`;
+    }
+    if (options.filter?.streamPrefix) {
+      params.push(options.filter.streamPrefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%');
+      where += ` AND e.stream_id LIKE $${params.length}`;
+    }
+    const rows = await executor.query<EventRow & { boundary: string | number }>(
+      `SELECT b.boundary, x.* FROM (SELECT ${BOUNDARY_SQL} AS boundary) b
+       LEFT JOIN LATERAL (
+         SELECT ${EVENT_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM events e
+         WHERE e.global_position >= $1 AND e.global_position < b.boundary${where}
+         ORDER BY e.global_position LIMIT $2
+       ) x ON true`,
+      params,
+    );
+    const boundary = Number(rows[0].boundary);
+    const events = rows.filter((r) => r.event_id !== null).map(toRecorded);
+    const nextPosition = events.length === limit ? events[events.length - 1].global_position + 1 : Math.max(from, boundary);
+    return { events, nextPosition };
+  }
+
+  async headPosition(): Promise<number> {
+    const [row] = await this.db.query<{ boundary: string | number }>(`SELECT ${BOUNDARY_SQL} AS boundary`);
+    return Number(row.boundary);
+  }
+
+  subscribeToAll(options: SubscribeOptions = {}): AllSubscription {
+    let stopped = false;
+    let wakeSelf: (() => void) | null = null;
+    const batchSize = clampLimit(options.batchSize, 10_000, 500);
+    const store = this;
+    async function* run(): AsyncGenerator<RecordedEvent> {
+      let position = options.fromPosition === 'end' ? await store.headPosition() : (options.fromPosition ?? 0);
+      while (!stopped && !store.closed) {
+        const page = await store.readAll({ fromPosition: position, limit: batchSize, filter: options.filter });
+        for (const event of page.events) {
+          if (stopped) return;
+          yield event;
+        }
+        position = page.nextPosition;
+        if (page.events.length < batchSize && !stopped) {
+          await store.waitForEvents(store.pollIntervalMs, (wake) => (wakeSelf = wake));
+        }
+      }
+    }
+    const iterator = run();
+    return {
+      [Symbol.asyncIterator]: () => iterator,
+      stop: async () => {
+        stopped = true;
+        wakeSelf?.();
+      },
+    };
+  }
+
+  /**
+   * Resolves when this process appends, another process notifies, or the timeout passes.
+   * `register` receives a function that ends the wait early (used by stop()).
+   */
+  async waitForEvents(timeoutMs: number, register?: (wake: () => void) => void): Promise<void> {
+    this.ensureListening();
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.waiters.add(done);
+      register?.(done);
+    });
+  }
+
+  private ensureListening(): void {
+    if (this.unlisten || this.db.kind !== 'postgres' || this.closed) return;
+    this.unlisten = this.db.listen(NOTIFY_CHANNEL, () => this.wakeWaiters());
+    this.unlisten.catch(() => (this.unlisten = null)); // fall back to polling
+  }
+
+  private wakeWaiters(): void {
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  /** Wake local subscribers now; tell other processes, at most once per 5 ms. */
+  private announce(): void {
+    this.wakeWaiters();
+    if (this.db.kind !== 'postgres' || this.notifyTimer || this.closed) return;
+    this.notifyTimer = setTimeout(() => {
+      this.notifyTimer = null;
+      if (!this.closed) this.db.notify(NOTIFY_CHANNEL).catch(() => undefined);
+    }, 5);
+  }
+
+  async verifyStream(stream: string): Promise<ChainVerdict> {
+    const events = await this.readStream(stream);
+    const verdict = verifyChain(stream, events);
+    if (!verdict.valid) return verdict;
+    const [head] = await this.db.query<{ revision: string | number; last_hash: string | null }>(
+      'SELECT revision, last_hash FROM streams WHERE stream_id = $1',
+      [stream],
+    );
+    const headRevision = head ? Number(head.revision) : -1;
+    const lastRevision = events.length - 1;
+    if (headRevision !== lastRevision || (head?.last_hash ?? null) !== verdict.last_hash) {
+      // Trailing events removed (or the head rewritten): the chain alone cannot see that.
+      return {
+        valid: false,
+        stream_id: stream,
+        events: events.length,
+        broken_at_revision: Math.min(headRevision, lastRevision) + 1,
+        event_id: events[events.length - 1]?.event_id ?? '',
+        reason: 'revision_gap',
+        expected: head?.last_hash ?? null,
+        actual: verdict.last_hash,
+      };
+    }
+    return verdict;
+  }
+
+  async ping(): Promise<void> {
+    await this.db.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.notifyTimer) clearTimeout(this.notifyTimer);
+    this.wakeWaiters();
+    const unlisten = await this.unlisten?.catch(() => null);
+    await unlisten?.();
+  }
+}
+
+function revisionMatches(expected: ExpectedRevision, current: number): boolean {
+  if (expected === 'any') return true;
+  if (expected === 'no_stream') return current === -1;
+  if (expected === 'stream_exists') return current >= 0;
+  return current === expected;
+}
+
+function clampLimit(limit: number | undefined, max: number, dflt = max): number {
+  if (limit === undefined) return dflt;
+  if (!Number.isInteger(limit) || limit < 1) throw new InvalidAppend('limit must be a positive integer');
+  return Math.min(limit, max);
+}
+
+function validateAppend(stream: string, events: NewEvent[], expected: ExpectedRevision): void {
+  if (typeof stream !== 'string' || stream.length === 0 || stream.length > MAX_STREAM_ID_LENGTH || stream.startsWith('$')) {
+    throw new InvalidAppend(`stream id must be 1..${MAX_STREAM_ID_LENGTH} characters and not start with $`);
+  }
+  if (!Array.isArray(events) || events.length === 0) throw new InvalidAppend('append needs at least one event');
+  if (events.length > MAX_EVENTS_PER_APPEND) throw new InvalidAppend(`at most ${MAX_EVENTS_PER_APPEND} events per append`);
+  if (!['any', 'no_stream', 'stream_exists'].includes(expected as string) && !(Number.isInteger(expected) && (expected as number) >= 0)) {
+    throw new InvalidAppend('expectedRevision must be any, no_stream, stream_exists or a revision >= 0');
+  }
+}
+
+function prepare(e: NewEvent): PreparedEvent {
+  const eventId = e.event_id ?? randomUUID();
+  if (typeof eventId !== 'string' || !UUID_RE.test(eventId)) throw new InvalidAppend(`event_id must be a lowercase uuid`);
+  if (typeof e.type !== 'string' || e.type.length === 0 || e.type.length > MAX_TYPE_LENGTH) {
+    throw new InvalidAppend(`event type must be 1..${MAX_TYPE_LENGTH} characters`);
+  }
+  const metadata = e.metadata ?? {};
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) throw new InvalidAppend('metadata must be an object');
+  try {
+    // The stored JSON text is the canonical text that was hashed.
+    const dataJson = canonicalJson(e.data);
+    const metadataJson = canonicalJson(metadata);
+    return { event_id: eventId, type: e.type, data: JSON.parse(dataJson), metadata: JSON.parse(metadataJson), dataJson, metadataJson };
+  } catch (err) {
+    if (err instanceof CanonicalizationError) throw new InvalidAppend(`event data is not canonical JSON: ${err.message}`);
+    throw err;
+  }
+}
