@@ -9,11 +9,15 @@ module.exports = {
   testEnvironment: 'node',
   rootDir: __dirname,
   testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  // Suites for the postgres adapter need a server: they run in the DATABASE_URL pass of
+  // `npm test` (.ci/run runs both passes); the embedded pass runs the same contract on PGlite.
+  testPathIgnorePatterns: ['/node_modules/', ...(process.env.DATABASE_URL ? [] : ['\\.postgres\\.'])],
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
-  // @noble/ed25519 ships ESM only; let swc turn it into CommonJS for jest.
-  transformIgnorePatterns: ['/node_modules/(?!(@noble)/)'],
+  // Some packages ship ESM only (@noble/ed25519, content-disposition under @fastify/static);
+  // jest's module system cannot require ESM, so swc turns them into CommonJS.
+  transformIgnorePatterns: ['^(?!.*/node_modules/(@noble|content-disposition)/).*/node_modules/'],
   moduleNameMapper: {
-    '^@app/(core|crypto|event-store)$': '<rootDir>/libs/$1/src',
+    '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
   },
   testTimeout: 60000,
   maxWorkers: 2,

@@ -100,7 +100,9 @@ describe('canonicalJson: serialization of primitives', () => {
     [1e-7, '1e-7'],
     [1e21, '1e+21'],
     [1e20, '100000000000000000000'],
+    // eslint-disable-next-line no-loss-of-precision -- the literal's rounding is what is under test
     [333333333.33333329, '333333333.3333333'],
+    // eslint-disable-next-line no-loss-of-precision -- the literal's rounding is what is under test
     [9007199254740993, '9007199254740992'],
     [Number.MAX_VALUE, '1.7976931348623157e+308'],
     [Number.MIN_VALUE, '5e-324'],

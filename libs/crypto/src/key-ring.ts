@@ -152,8 +152,7 @@ export class KeyRing {
 }
 
 function publicView(key: StoredSigningKey): PublicSigningKey {
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { encrypted_private_key, ...rest } = key;
+  const { encrypted_private_key: _sealed, ...rest } = key;
   return rest;
 }
 

@@ -18,6 +18,18 @@ export interface ContractHarness {
 const ev = (type: string, data: unknown = {}, extra: Partial<NewEvent> = {}): NewEvent => ({ type, data, ...extra });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * `$all` shows an event once every older transaction has finished, including other clients' on
+ * the same server (other test files run in parallel). Wait for that instead of assuming it.
+ */
+async function visible(store: SqlEventStore, position: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await store.headPosition()) <= position) {
+    if (Date.now() > deadline) throw new Error(`position ${position} not visible within ${timeoutMs} ms`);
+    await sleep(10);
+  }
+}
+
 /** Collects a subscription's events in the background. */
 function collect(store: SqlEventStore, fromPosition: number | 'end' = 0, filter?: { eventTypes?: string[]; streamPrefix?: string }) {
   const sub = store.subscribeToAll({ fromPosition, filter, batchSize: 250 });
@@ -204,7 +216,9 @@ export function eventStoreContract(adapter: string, makeHarness: () => ContractH
       it('pages readAll in increasing position and filters by type and stream prefix without rescanning', async () => {
         const start = await store.headPosition();
         const prefix = `page-${randomUUID()}`;
-        for (let i = 0; i < 30; i++) await store.append(`${prefix}-${i % 3}`, [ev(i % 2 ? 'Odd' : 'Even', { i })]);
+        let last = 0;
+        for (let i = 0; i < 30; i++) last = (await store.append(`${prefix}-${i % 3}`, [ev(i % 2 ? 'Odd' : 'Even', { i })])).position;
+        await visible(store, last);
         let from = start;
         const all: RecordedEvent[] = [];
         for (;;) {
@@ -324,7 +338,7 @@ export function eventStoreContract(adapter: string, makeHarness: () => ContractH
 
       it("starts a subscription at 'end' with only new events", async () => {
         const prefix = `end-${randomUUID()}`;
-        await store.append(`${prefix}-a`, [ev('Old')]);
+        await visible(store, (await store.append(`${prefix}-a`, [ev('Old')])).position);
         const sub = collect(store, 'end', { streamPrefix: prefix });
         await sleep(100);
         await store.append(`${prefix}-a`, [ev('New')]);
@@ -401,7 +415,11 @@ export function eventStoreContract(adapter: string, makeHarness: () => ContractH
       it('applies each event exactly once across kills between and within batches and restarts', async () => {
         const prefix = `proj-${randomUUID()}`;
         const name = `p-${randomUUID()}`;
-        for (let i = 0; i < 40; i++) await store.append(`${prefix}-${i % 4}`, Array.from({ length: 25 }, (_, k) => ev('Item', { i, k })));
+        let last = 0;
+        for (let i = 0; i < 40; i++) {
+          last = (await store.append(`${prefix}-${i % 4}`, Array.from({ length: 25 }, (_, k) => ev('Item', { i, k })))).position;
+        }
+        await visible(store, last);
 
         // First life: two batches commit, then the process dies between batches.
         const first = new ProjectionRunner(db, store, countingProjection(name, prefix), { batchSize: 100 });

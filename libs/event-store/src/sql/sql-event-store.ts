@@ -287,32 +287,32 @@ export class SqlEventStore extends EventStore {
   }
 
   subscribeToAll(options: SubscribeOptions = {}): AllSubscription {
-    let stopped = false;
-    let wakeSelf: (() => void) | null = null;
-    const batchSize = clampLimit(options.batchSize, 10_000, 500);
-    const store = this;
-    async function* run(): AsyncGenerator<RecordedEvent> {
-      let position = options.fromPosition === 'end' ? await store.headPosition() : (options.fromPosition ?? 0);
-      while (!stopped && !store.closed) {
-        const page = await store.readAll({ fromPosition: position, limit: batchSize, filter: options.filter });
-        for (const event of page.events) {
-          if (stopped) return;
-          yield event;
-        }
-        position = page.nextPosition;
-        if (page.events.length < batchSize && !stopped) {
-          await store.waitForEvents(store.pollIntervalMs, (wake) => (wakeSelf = wake));
-        }
-      }
-    }
-    const iterator = run();
+    const state = { stopped: false, wake: null as (() => void) | null };
+    const iterator = this.follow(options, state);
     return {
       [Symbol.asyncIterator]: () => iterator,
       stop: async () => {
-        stopped = true;
-        wakeSelf?.();
+        state.stopped = true;
+        state.wake?.();
       },
     };
+  }
+
+  /** Catch-up, then live: read pages from `$all`; when caught up, wait for a wake-up or the poll interval. */
+  private async *follow(options: SubscribeOptions, state: { stopped: boolean; wake: (() => void) | null }): AsyncGenerator<RecordedEvent> {
+    const batchSize = clampLimit(options.batchSize, 10_000, 500);
+    let position = options.fromPosition === 'end' ? await this.headPosition() : (options.fromPosition ?? 0);
+    while (!state.stopped && !this.closed) {
+      const page = await this.readAll({ fromPosition: position, limit: batchSize, filter: options.filter });
+      for (const event of page.events) {
+        if (state.stopped) return;
+        yield event;
+      }
+      position = page.nextPosition;
+      if (page.events.length < batchSize && !state.stopped) {
+        await this.waitForEvents(this.pollIntervalMs, (wake) => (state.wake = wake));
+      }
+    }
   }
 
   /**

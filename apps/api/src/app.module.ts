@@ -1,0 +1,23 @@
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import { AppConfig } from '@app/core';
+import type { Logger } from '@app/http';
+import { PlatformModule } from '@app/platform';
+import { HealthController } from './health/health.controller';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  logger: Logger;
+  /** Extra modules (tests add probes here). */
+  imports?: Type[];
+}
+
+@Module({})
+export class AppModule {
+  static forRoot({ config, logger, imports = [] }: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [PlatformModule.forRoot({ config, logger }), ...imports],
+      controllers: [HealthController],
+    };
+  }
+}

@@ -1,0 +1,57 @@
+import { Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AppConfig } from '@app/core';
+import { createLogger, ErrorEnvelopeFilter, Logger, PinoNestLogger, requestIdFor } from '@app/http';
+import { Lifecycle } from '@app/platform';
+import { AppModule } from './app.module';
+
+export interface CreateAppOptions {
+  logger?: Logger;
+  imports?: Type[];
+}
+
+/** Builds the HTTP app (not yet listening): used by main.ts and by the e2e tests alike. */
+export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    genReqId: requestIdFor,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    // While closing, new requests get 503 and in-flight ones finish.
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, logger, imports: options.imports }), adapter, {
+    logger: new PinoNestLogger(logger),
+    bufferLogs: false,
+  });
+  app.useGlobalFilters(new ErrorEnvelopeFilter());
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  // Shutdown: Node closes idle keep-alive sockets once, when close() starts; a request still in
+  // flight then would leave its socket open until the keep-alive timeout. So while closing,
+  // every response asks the client to close the connection.
+  const lifecycle = app.get(Lifecycle);
+  fastify.addHook('preClose', async () => lifecycle.startDraining());
+  fastify.addHook('onSend', async (_req, reply) => {
+    if (lifecycle.draining) reply.header('connection', 'close');
+  });
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Sigil')
+      .setDescription('Certificate authority for digital artifacts, and agent commerce orchestration.')
+      .setVersion('1.0.0')
+      .addServer(config.BASE_URL)
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key: cdp_live_… or cdp_test_…' })
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: '/openapi.json', yamlDocumentUrl: '/openapi.yaml' });
+  await app.init();
+  return app;
+}

@@ -1,0 +1,58 @@
+import 'reflect-metadata';
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig } from '@app/core';
+import { createLogger } from '@app/http';
+import { Lifecycle } from '@app/platform';
+import { createApp } from './create-app';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`sigil: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.LOG_LEVEL);
+  const app = await createApp(config, { logger });
+  await app.listen({ port: config.PORT, host: config.HOST });
+
+  const where = config.storeMode === 'embedded' ? `embedded PGlite in ${resolve(config.DATA_DIR)}` : 'PostgreSQL';
+  logger.info({ base_url: config.BASE_URL, store: config.storeMode, redis: Boolean(config.REDIS_URL) }, 'sigil api listening');
+  process.stderr.write(
+    `\nSigil is running at ${config.BASE_URL} (${where}).\n` +
+      `  Health:   ${config.BASE_URL}/healthz   Ready: ${config.BASE_URL}/readyz\n` +
+      `  API docs: ${config.BASE_URL}/docs   (OpenAPI: ${config.BASE_URL}/openapi.json)\n\n`,
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    app.get(Lifecycle).startDraining();
+    const timer = setTimeout(() => {
+      logger.error({ grace_ms: config.SHUTDOWN_GRACE_MS }, 'grace period over; exiting with requests unfinished');
+      process.exit(1);
+    }, config.SHUTDOWN_GRACE_MS);
+    timer.unref();
+    try {
+      await app.close(); // stops accepting, waits for in-flight requests, then closes the store
+      logger.info('stopped');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`sigil: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,90 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './config';
+import { resolveKeyEncryptionKey } from './key-encryption-key';
+
+const variablesOf = (fn: () => unknown): string[] => {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err.issues.map((i) => i.variable);
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('loadConfig', () => {
+  it('defaults to embedded mode on port 3000 with no variables set', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ PORT: 3000, BASE_URL: 'http://localhost:3000', DATA_DIR: './data', LOG_LEVEL: 'info', WORKERS: 'on', storeMode: 'embedded' });
+    expect(c.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(false);
+    expect(c.DATABASE_URL).toBeUndefined();
+  });
+
+  it('switches to postgres when DATABASE_URL is set, and derives BASE_URL from PORT', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db', PORT: '8080' });
+    expect(c.storeMode).toBe('postgres');
+    expect(c.BASE_URL).toBe('http://localhost:8080');
+    expect(loadConfig({ BASE_URL: 'https://sigil.example/' }).BASE_URL).toBe('https://sigil.example');
+  });
+
+  it('treats empty strings as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '', PORT: '' })).toMatchObject({ storeMode: 'embedded', PORT: 3000 });
+  });
+
+  it('parses booleans strictly', () => {
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(true);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: '0' }).WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(false);
+    expect(variablesOf(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe' }))).toEqual(['WEBHOOK_ALLOW_PRIVATE_TARGETS']);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '3.5'],
+    ['DATABASE_URL', 'mysql://x/y'],
+    ['DATABASE_URL', 'not a url'],
+    ['REDIS_URL', 'http://localhost:6379'],
+    ['BASE_URL', 'ftp://x'],
+    ['KEY_ENCRYPTION_KEY', Buffer.alloc(16).toString('base64')],
+    ['LOG_LEVEL', 'verbose'],
+    ['WORKERS', 'yes'],
+    ['BODY_LIMIT_BYTES', '10'],
+  ])('rejects %s=%s, naming the variable', (variable, value) => {
+    expect(variablesOf(() => loadConfig({ [variable]: value }))).toEqual([variable]);
+  });
+
+  it('names every bad variable at once', () => {
+    expect(variablesOf(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'y' })).sort()).toEqual(['LOG_LEVEL', 'PORT']);
+  });
+});
+
+describe('resolveKeyEncryptionKey', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'sigil-kek-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('uses KEY_ENCRYPTION_KEY when given', () => {
+    const key = Buffer.alloc(32, 7);
+    expect(resolveKeyEncryptionKey({ KEY_ENCRYPTION_KEY: key.toString('base64'), DATA_DIR: dir, storeMode: 'postgres' })).toEqual(key);
+  });
+
+  it('generates one in embedded mode, keeps it in DATA_DIR with mode 0600, and reuses it', () => {
+    const first = resolveKeyEncryptionKey({ DATA_DIR: dir, storeMode: 'embedded' });
+    expect(first).toHaveLength(32);
+    const file = join(dir, 'key-encryption-key');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64')).toEqual(first);
+    expect(resolveKeyEncryptionKey({ DATA_DIR: dir, storeMode: 'embedded' })).toEqual(first);
+  });
+
+  it('requires it with PostgreSQL', () => {
+    expect(variablesOf(() => resolveKeyEncryptionKey({ DATA_DIR: dir, storeMode: 'postgres' }))).toEqual(['KEY_ENCRYPTION_KEY']);
+  });
+
+  it('refuses a damaged key file', () => {
+    writeFileSync(join(dir, 'key-encryption-key'), 'c2hvcnQ=\n');
+    expect(variablesOf(() => resolveKeyEncryptionKey({ DATA_DIR: dir, storeMode: 'embedded' }))).toEqual(['KEY_ENCRYPTION_KEY']);
+  });
+});

@@ -1,0 +1,73 @@
+import { HttpException } from '@nestjs/common';
+import { AppError, errorBody, ErrorBody } from '@app/core';
+import { CanonicalizationError } from '@app/crypto';
+import { EventIdConflict, InvalidAppend, WrongExpectedVersion } from '@app/event-store';
+
+export interface ErrorResponse {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+}
+
+const CODE_BY_STATUS: Record<number, [string, string]> = {
+  400: ['bad_request', 'The request is malformed'],
+  401: ['auth_required', 'Authentication is required'],
+  403: ['forbidden', 'This credential may not do that'],
+  404: ['not_found', 'Not found'],
+  405: ['method_not_allowed', 'Method not allowed'],
+  406: ['not_acceptable', 'Not acceptable'],
+  408: ['request_timeout', 'The request took too long to arrive'],
+  409: ['conflict', 'The request conflicts with the current state'],
+  411: ['length_required', 'Content-Length is required'],
+  413: ['payload_too_large', 'The request body is too large'],
+  414: ['uri_too_long', 'The URI is too long'],
+  415: ['unsupported_media_type', 'Unsupported Content-Type; send application/json'],
+  422: ['unprocessable_entity', 'The request cannot be processed'],
+  429: ['rate_limited', 'Too many requests'],
+  431: ['headers_too_large', 'Request headers are too large'],
+  503: ['service_unavailable', 'The service is unavailable'],
+};
+
+const fromStatus = (status: number, message?: string, details?: unknown): ErrorResponse => {
+  const [code, dflt] = CODE_BY_STATUS[status] ?? (status >= 500 ? ['internal_error', 'Internal server error'] : ['bad_request', 'Bad request']);
+  return { status, body: errorBody(code, message ?? dflt, details), headers: {} };
+};
+
+function fromFastify(status: number, message: string): ErrorResponse {
+  if (status === 400 && /JSON|prototype|constructor/i.test(message)) {
+    return { status, body: errorBody('invalid_json', 'The request body is not valid JSON'), headers: {} };
+  }
+  return fromStatus(status);
+}
+
+/**
+ * Maps anything thrown while serving a request to the JSON envelope
+ * `{ ok: false, error, message, details? }`. Unknown errors become a bare 500: no stack,
+ * no internal message reaches the client.
+ */
+export function toErrorResponse(err: unknown): ErrorResponse {
+  if (err instanceof AppError) {
+    return { status: err.status, body: errorBody(err.code, err.message, err.details), headers: { ...err.headers } };
+  }
+  if (err instanceof WrongExpectedVersion) {
+    return { status: 409, body: errorBody('concurrent_modification', 'The resource was changed concurrently; retry'), headers: {} };
+  }
+  if (err instanceof EventIdConflict) return { status: 409, body: errorBody(err.code, err.message), headers: {} };
+  if (err instanceof InvalidAppend) return { status: 400, body: errorBody(err.code, err.message), headers: {} };
+  if (err instanceof CanonicalizationError) return { status: 400, body: errorBody('invalid_json', err.message), headers: {} };
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    const response = err.getResponse();
+    // Nest turns Fastify's own errors (body parsing, limits) into HttpException(message, status).
+    if (typeof response === 'string') return fromFastify(status, response);
+    const message = typeof response === 'object' && response && 'message' in response ? String((response as { message: unknown }).message) : err.message;
+    // Nest's router 404 says "Cannot GET /x"; ours is the same for every unknown path.
+    return fromStatus(status, status === 404 ? 'No such resource or route' : message);
+  }
+  const fastifyError = err as { statusCode?: number; message?: string };
+  if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return fromFastify(fastifyError.statusCode, fastifyError.message ?? '');
+  }
+  if (err instanceof SyntaxError) return { status: 400, body: errorBody('invalid_json', 'The request body is not valid JSON'), headers: {} };
+  return fromStatus(500);
+}

@@ -1,0 +1,5 @@
+export * from './error-response';
+export * from './error-envelope.filter';
+export * from './zod-body.pipe';
+export * from './logger';
+export * from './request-id';

@@ -1,0 +1,3 @@
+export * from './platform.module';
+export * from './lifecycle';
+export * from './readiness';

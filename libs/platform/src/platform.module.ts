@@ -1,0 +1,63 @@
+import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { APP_CONFIG, AppConfig, createRedis, KEY_ENCRYPTION_KEY, LOGGER, Redis, REDIS, resolveKeyEncryptionKey } from '@app/core';
+import { EventStoreModule, Migration } from '@app/event-store';
+import type { Logger } from '@app/http';
+import { Lifecycle } from './lifecycle';
+import { ReadinessService } from './readiness';
+
+export interface PlatformOptions {
+  config: AppConfig;
+  logger: Logger;
+  /** Read-model migrations contributed by the capability libs. */
+  migrations?: Migration[];
+  /** Run projections and other background work here (default: WORKERS=on). */
+  runWorkers?: boolean;
+}
+
+/**
+ * Wiring shared by the api and worker processes: validated config, logger, the event store
+ * (postgres or embedded, picked from config here and nowhere else), Redis when configured,
+ * and the key-encryption key.
+ */
+@Global()
+@Module({})
+export class PlatformModule implements OnApplicationShutdown {
+  constructor(@Optional() @Inject(REDIS) private readonly redis: Redis | null) {}
+
+  static forRoot({ config, logger, migrations, runWorkers }: PlatformOptions): DynamicModule {
+    return {
+      module: PlatformModule,
+      imports: [
+        EventStoreModule.forRoot({
+          databaseUrl: config.DATABASE_URL,
+          dataDir: config.DATA_DIR,
+          migrations,
+          // WORKERS=off: this process serves HTTP only; `start:worker` processes run projections.
+          runProjections: runWorkers ?? config.WORKERS === 'on',
+        }),
+      ],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: LOGGER, useValue: logger },
+        { provide: KEY_ENCRYPTION_KEY, useFactory: () => resolveKeyEncryptionKey(config) },
+        {
+          provide: REDIS,
+          useFactory: async () => {
+            if (!config.REDIS_URL) return null;
+            const redis = createRedis(config.REDIS_URL);
+            // Start even if Redis is down: /readyz reports it, and it reconnects by itself.
+            await redis.connect().catch((err: Error) => logger.warn({ err: err.message }, 'redis not reachable at start'));
+            return redis;
+          },
+        },
+        Lifecycle,
+        ReadinessService,
+      ],
+      exports: [APP_CONFIG, LOGGER, KEY_ENCRYPTION_KEY, REDIS, Lifecycle, ReadinessService],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.redis) await this.redis.quit().catch(() => this.redis?.disconnect());
+  }
+}

@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppConfig, loadConfig } from '@app/core';
+import { createLogger } from '@app/http';
+import { createApp } from '../../apps/api/src/create-app';
+
+/**
+ * Starts the real app for e2e tests: embedded PGlite in a temp dir, or PostgreSQL and Redis
+ * when DATABASE_URL / REDIS_URL are set (as `.ci/run`'s second `npm test` does).
+ */
+export interface TestApp {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, imports: Type[] = []): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sigil-e2e-'));
+  const config = loadConfig({
+    DATABASE_URL: process.env.DATABASE_URL,
+    REDIS_URL: process.env.REDIS_URL,
+    KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...env,
+  });
+  const app = await createApp(config, { logger: createLogger(config.LOG_LEVEL), imports });
+  await app.getHttpAdapter().getInstance().ready();
+  return {
+    app,
+    config,
+    async close() {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
