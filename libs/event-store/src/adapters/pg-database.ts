@@ -1,5 +1,5 @@
 import { Pool, PoolClient } from 'pg';
-import { SqlDatabase, SqlExecutor } from '../sql/sql-database';
+import { QueryOptions, SqlDatabase, SqlExecutor } from '../sql/sql-database';
 
 export interface PgDatabaseOptions {
   connectionString: string;
@@ -29,8 +29,8 @@ export class PgDatabase extends SqlDatabase {
     this.pool.on('error', () => undefined);
   }
 
-  async query<T>(sql: string, params?: unknown[]): Promise<T[]> {
-    const res = await this.pool.query(sql, params as unknown[]);
+  async query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<T[]> {
+    const res = await this.pool.query({ text: sql, values: params as unknown[], name: options?.name });
     return res.rows as T[];
   }
 
@@ -41,7 +41,8 @@ export class PgDatabase extends SqlDatabase {
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     const tx: SqlExecutor = {
-      query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as R[],
+      query: async <R>(sql: string, params?: unknown[], options?: QueryOptions) =>
+        (await client.query({ text: sql, values: params as unknown[], name: options?.name })).rows as R[],
     };
     try {
       await client.query('BEGIN');

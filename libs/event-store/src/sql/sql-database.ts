@@ -1,6 +1,11 @@
+export interface QueryOptions {
+  /** Prepare once per connection under this name and reuse the plan (hot paths). */
+  name?: string;
+}
+
 /** Runs parameterized SQL; both a database and an open transaction are executors. */
 export interface SqlExecutor {
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<T[]>;
 }
 
 /**
@@ -9,7 +14,7 @@ export interface SqlExecutor {
  */
 export abstract class SqlDatabase implements SqlExecutor {
   abstract readonly kind: 'postgres' | 'embedded';
-  abstract query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  abstract query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<T[]>;
   /** Runs several statements without parameters (migrations). */
   abstract exec(sql: string): Promise<void>;
   /** Commits when `fn` resolves, rolls back when it throws. */

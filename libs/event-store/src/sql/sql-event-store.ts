@@ -17,7 +17,7 @@ import {
   SubscribeOptions,
   WrongExpectedVersion,
 } from '../event-store.port';
-import { eventHash, verifyChain } from '../hash-chain';
+import { verifyChain } from '../hash-chain';
 import { SqlDatabase, SqlExecutor, sqlConstraint, sqlState } from './sql-database';
 
 /**
@@ -34,7 +34,6 @@ import { SqlDatabase, SqlExecutor, sqlConstraint, sqlState } from './sql-databas
  * safe JS integer.
  */
 const POSITION_SHIFT = 16;
-const EVENTS_PER_TRANSACTION = 1 << POSITION_SHIFT;
 export const MAX_EVENTS_PER_APPEND = 10_000;
 const MAX_STREAM_ID_LENGTH = 256;
 const MAX_TYPE_LENGTH = 128;
@@ -43,35 +42,8 @@ const NOTIFY_CHANNEL = 'sigil_events';
 
 const EVENT_COLUMNS = 'global_position, event_id, stream_id, revision, type, data, metadata, recorded_at, hash, prev_hash';
 
-const LOCK_STREAM_SQL = `
-  WITH s AS (
-    INSERT INTO streams (stream_id, revision, last_hash) VALUES ($1, -1, NULL)
-    ON CONFLICT (stream_id) DO UPDATE SET stream_id = EXCLUDED.stream_id
-    RETURNING revision, last_hash
-  )
-  SELECT s.revision, s.last_hash,
-         (SELECT count(*) FROM events WHERE event_id = ANY($2::uuid[])) AS existing
-  FROM s`;
-
-const INSERT_EVENTS_SQL = `
-  WITH base AS (
-    SELECT pg_current_xact_id()::text::bigint << ${POSITION_SHIFT} AS lo
-  ), next AS (
-    SELECT base.lo,
-           coalesce((SELECT max(e.global_position) + 1 FROM events e
-                      WHERE e.global_position >= base.lo AND e.global_position < base.lo + ${EVENTS_PER_TRANSACTION}),
-                    base.lo) AS first
-    FROM base
-  ), ins AS (
-    INSERT INTO events (${EVENT_COLUMNS})
-    SELECT next.first + u.ord - 1, u.event_id, $1, u.revision, u.type, u.data::json, u.metadata::json, u.recorded_at, u.hash, u.prev_hash
-    FROM next, unnest($2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[])
-         WITH ORDINALITY AS u(event_id, revision, type, data, metadata, recorded_at, hash, prev_hash, ord)
-    RETURNING global_position
-  ), upd AS (
-    UPDATE streams SET revision = $10, last_hash = $11 WHERE stream_id = $1
-  )
-  SELECT next.lo, next.first, (SELECT count(*) FROM ins) AS inserted FROM next`;
+const APPEND_SQL = `SELECT status, stream_revision, first_position, hashes, previous_hash
+  FROM sigil_append($1, $2, $3::uuid[], $4::text[], $5::text[], $6::text[], $7::timestamptz, $8::text[], $9::text[], $10::text[])`;
 
 const BOUNDARY_SQL = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint << ${POSITION_SHIFT}`;
 
@@ -163,56 +135,58 @@ export class SqlEventStore extends EventStore {
     const prepared = events.map(prepare);
     const ids = prepared.map((e) => e.event_id);
     if (new Set(ids).size !== ids.length) throw new InvalidAppend('event ids repeat within one append');
-    const [head] = await tx.query<{ revision: string | number; last_hash: string | null; existing: string | number }>(
-      LOCK_STREAM_SQL,
-      [stream, ids],
-    );
-    const current = Number(head.revision);
-    if (Number(head.existing) > 0) return this.replay(tx, stream, prepared);
-    if (!revisionMatches(expected, current)) {
-      // Our snapshot may predate an identical append that committed while we waited for the lock.
-      const [again] = await tx.query<{ n: string | number }>('SELECT count(*) AS n FROM events WHERE event_id = ANY($1::uuid[])', [ids]);
-      if (Number(again.n) > 0) return this.replay(tx, stream, prepared);
-      throw new WrongExpectedVersion(stream, expected, current < 0 ? 'no_stream' : current);
-    }
 
+    // The RFC 8785 form of each hashed event (see hash-chain.ts), split around the two values only
+    // the database knows: prev_hash and revision. Keys in JCS order: data, event_id, metadata,
+    // prev_hash, recorded_at, revision, stream_id, type.
     const recordedAt = this.now().toISOString();
-    let prevHash = head.last_hash;
-    const recorded: RecordedEvent[] = prepared.map((e, i) => {
-      const base = {
-        event_id: e.event_id,
-        stream_id: stream,
-        revision: current + 1 + i,
-        type: e.type,
-        data: e.data,
-        metadata: e.metadata,
-        recorded_at: recordedAt,
-        prev_hash: prevHash,
-      };
-      const hash = eventHash(base);
-      prevHash = hash;
-      return { ...base, hash, global_position: 0 };
+    const streamJson = canonicalJson(stream);
+    const mid = `,"recorded_at":${canonicalJson(recordedAt)},"revision":`;
+    const [row] = await tx.query<{
+      status: 'appended' | 'replay' | 'wrong_expected_version';
+      stream_revision: string | number;
+      first_position: string | number | null;
+      hashes: string[] | null;
+      previous_hash: string | null;
+    }>(
+      APPEND_SQL,
+      [
+        stream,
+        String(expected),
+        ids,
+        prepared.map((e) => e.type),
+        prepared.map((e) => e.dataJson),
+        prepared.map((e) => e.metadataJson),
+        recordedAt,
+        prepared.map((e) => `{"data":${e.dataJson},"event_id":${canonicalJson(e.event_id)},"metadata":${e.metadataJson},"prev_hash":`),
+        prepared.map(() => mid),
+        prepared.map((e) => `,"stream_id":${streamJson},"type":${canonicalJson(e.type)}}`),
+      ],
+      { name: 'sigil_append' },
+    ).catch((err) => {
+      if (sqlState(err) === '54000') throw new InvalidAppend('one transaction may append at most 65,536 events');
+      throw err;
     });
-    const last = recorded[recorded.length - 1];
-    const [ins] = await tx.query<{ lo: string | number; first: string | number; inserted: string | number }>(INSERT_EVENTS_SQL, [
-      stream,
-      ids,
-      recorded.map((e) => e.revision),
-      recorded.map((e) => e.type),
-      prepared.map((e) => e.dataJson),
-      prepared.map((e) => e.metadataJson),
-      recorded.map((e) => e.recorded_at),
-      recorded.map((e) => e.hash),
-      recorded.map((e) => e.prev_hash),
-      last.revision,
-      last.hash,
-    ]);
-    const first = Number(ins.first);
-    if (first + recorded.length - Number(ins.lo) > EVENTS_PER_TRANSACTION) {
-      throw new InvalidAppend(`one transaction may append at most ${EVENTS_PER_TRANSACTION} events`);
-    }
-    recorded.forEach((e, i) => (e.global_position = first + i));
-    return { nextExpectedRevision: last.revision, position: last.global_position, idempotentReplay: false, events: recorded };
+    const current = Number(row.stream_revision);
+    if (row.status === 'replay') return this.replay(tx, stream, prepared);
+    if (row.status === 'wrong_expected_version') throw new WrongExpectedVersion(stream, expected, current < 0 ? 'no_stream' : current);
+
+    const first = Number(row.first_position);
+    const hashes = row.hashes!;
+    const firstRevision = current - prepared.length + 1;
+    const recorded: RecordedEvent[] = prepared.map((e, i) => ({
+      event_id: e.event_id,
+      stream_id: stream,
+      revision: firstRevision + i,
+      global_position: first + i,
+      type: e.type,
+      data: e.data,
+      metadata: e.metadata,
+      recorded_at: recordedAt,
+      hash: hashes[i],
+      prev_hash: i === 0 ? row.previous_hash : hashes[i - 1],
+    }));
+    return { nextExpectedRevision: current, position: first + prepared.length - 1, idempotentReplay: false, events: recorded };
   }
 
   /** Every id already stored, in this stream, with the same content: answer as the first append did. */
@@ -391,13 +365,6 @@ export class SqlEventStore extends EventStore {
     const unlisten = await this.unlisten?.catch(() => null);
     await unlisten?.();
   }
-}
-
-function revisionMatches(expected: ExpectedRevision, current: number): boolean {
-  if (expected === 'any') return true;
-  if (expected === 'no_stream') return current === -1;
-  if (expected === 'stream_exists') return current >= 0;
-  return current === expected;
 }
 
 function clampLimit(limit: number | undefined, max: number, dflt = max): number {
