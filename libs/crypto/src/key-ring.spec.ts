@@ -395,6 +395,12 @@ describe('keyVerdict', () => {
     retired_at: null,
     revoked_at: null,
   };
+
+  it('refuses any key status when the signing time is not a real date', () => {
+    for (const status of ['active', 'retired', 'revoked'] as const) {
+      expect(keyVerdict({ ...base, status }, new Date('not a date'), true)).toEqual({ valid: false, reason: 'invalid_signing_time' });
+    }
+  });
   const retired: PublicSigningKey = { ...base, status: 'retired', retired_at: T1.toISOString() };
   const revoked: PublicSigningKey = { ...base, status: 'revoked', revoked_at: T2.toISOString() };
   const retiredThenRevoked: PublicSigningKey = { ...retired, status: 'revoked', revoked_at: T2.toISOString() };

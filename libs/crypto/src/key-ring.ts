@@ -35,7 +35,7 @@ export class KeyRingError extends Error {
 
 export type KeyVerdict =
   | { valid: true; warning?: 'signed_by_revoked_key_before_revocation' }
-  | { valid: false; reason: 'unknown_key' | 'signature_invalid' | 'key_revoked' | 'signed_after_retirement' };
+  | { valid: false; reason: 'unknown_key' | 'signature_invalid' | 'key_revoked' | 'signed_after_retirement' | 'invalid_signing_time' };
 
 /**
  * The signing keys of the authority, with the rule that exactly one key is `active`.
@@ -163,6 +163,8 @@ function publicView(key: StoredSigningKey): PublicSigningKey {
 export function keyVerdict(key: PublicSigningKey, signedAt: Date, signatureValid: boolean): KeyVerdict {
   if (!signatureValid) return { valid: false, reason: 'signature_invalid' };
   const at = signedAt.getTime();
+  // Without a real signing time no status rule can be applied, so nothing verifies.
+  if (Number.isNaN(at)) return { valid: false, reason: 'invalid_signing_time' };
   if (key.status === 'revoked') {
     if (key.revoked_at && at < Date.parse(key.revoked_at)) {
       // A key retired before its revocation: revoking it must not revive what retirement refused.
