@@ -28,7 +28,8 @@ function buildIfNeeded() {
   const newest = Math.max(...sources.map((s) => join(root, s)).filter(existsSync).map(newestMtime));
   if (newest <= built) return;
   process.stderr.write('sigil: building (swc)...\n');
-  execFileSync(process.execPath, [require.resolve('@swc/cli/bin/swc.js'), ...'apps libs test/bench -d dist --config-file .swcrc --quiet'.split(' ')], {
+  const dirs = ['apps', 'libs', 'test/bench'].filter((d) => existsSync(join(root, d)));
+  execFileSync(process.execPath, [require.resolve('@swc/cli/bin/swc.js'), ...dirs, ...'-d dist --config-file .swcrc --quiet'.split(' ')], {
     cwd: root,
     stdio: 'inherit',
   });
