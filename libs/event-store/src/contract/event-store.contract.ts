@@ -65,6 +65,7 @@ export function eventStoreContract(adapter: string, makeHarness: () => ContractH
     });
     afterAll(async () => {
       await store?.close();
+      await db?.close();
       await harness?.dispose();
     });
 
