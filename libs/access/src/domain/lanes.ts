@@ -1,0 +1,77 @@
+/**
+ * Lanes, in order of precedence: authenticated (a valid bearer key) > agent (a valid
+ * X-Agent-DID within the per-IP rotation cap) > anonymous. The agent lane's capability scope
+ * equals the anonymous lane's: it only gets larger buckets on the public surfaces.
+ */
+export type Lane = 'anonymous' | 'agent' | 'authenticated';
+export const LANES: Lane[] = ['anonymous', 'agent', 'authenticated'];
+
+export type DidStatus = 'did_accepted' | `did_rejected:${string}` | 'did_downgraded:per_ip_rotation_cap';
+
+/** Per-IP cap on distinct DIDs in a window; DIDs already counted keep their lane. */
+export const DID_ROTATION = { max: 10, windowSeconds: 3600 } as const;
+
+export interface BucketRule {
+  limit: number;
+  windowSeconds: number;
+}
+
+/**
+ * The spec's per-endpoint throttle table. A bucket is counted per IP (anonymous), per DID
+ * hash (agent), per key (authenticated), or once for everybody (`global`).
+ */
+export interface BucketPolicy {
+  anonymous: BucketRule | null;
+  agent: BucketRule | null;
+  /** null: authenticated callers use their per-key limit instead. */
+  authenticated: BucketRule | null;
+  global?: BucketRule;
+  /** Redis down: `open` serves without counting, `closed` answers 503. */
+  onStoreDown: 'open' | 'closed';
+}
+
+export const BUCKETS = {
+  // Payment verify, certificate fetch, verification: public reads.
+  public_verify_window: {
+    anonymous: { limit: 60, windowSeconds: 60 },
+    agent: { limit: 240, windowSeconds: 60 },
+    authenticated: null,
+    onStoreDown: 'open',
+  },
+  // Decision ledger demo.
+  demo_window: {
+    anonymous: { limit: 10, windowSeconds: 900 },
+    agent: { limit: 60, windowSeconds: 900 },
+    authenticated: null,
+    onStoreDown: 'open',
+  },
+  // Ephemeral sandbox key mint: per caller per day, and 60 a minute for everybody.
+  sandbox_key_daily: {
+    anonymous: { limit: 3, windowSeconds: 86_400 },
+    agent: { limit: 30, windowSeconds: 86_400 },
+    authenticated: { limit: 30, windowSeconds: 86_400 },
+    global: { limit: 60, windowSeconds: 60 },
+    onStoreDown: 'closed',
+  },
+  registry_list: {
+    anonymous: { limit: 60, windowSeconds: 60 },
+    agent: { limit: 60, windowSeconds: 60 },
+    authenticated: null,
+    onStoreDown: 'open',
+  },
+  badge: {
+    anonymous: { limit: 300, windowSeconds: 60 },
+    agent: { limit: 300, windowSeconds: 60 },
+    authenticated: null,
+    onStoreDown: 'open',
+  },
+} satisfies Record<string, BucketPolicy>;
+
+export type BucketName = keyof typeof BUCKETS;
+
+/** The rule that applies to a lane on a bucket; authenticated callers fall back to their key's limit. */
+export function ruleFor(bucket: BucketName, lane: Lane, perKey: BucketRule): BucketRule | null {
+  const policy: BucketPolicy = BUCKETS[bucket];
+  if (lane === 'authenticated') return policy.authenticated ?? perKey;
+  return policy[lane];
+}

@@ -1,0 +1,24 @@
+/**
+ * Scopes a key can hold. The spec's four commerce scopes, plus `certificates:write` (issuance)
+ * and `approvals:manage` (human reviewers of needs_review payments).
+ */
+export const SCOPES = [
+  'payments:write',
+  'payments:read',
+  'receipts:read',
+  'webhooks:manage',
+  'certificates:write',
+  'approvals:manage',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+export const isScope = (value: unknown): value is Scope => typeof value === 'string' && (SCOPES as readonly string[]).includes(value);
+
+export function parseScopes(list: string): { scopes: Scope[]; unknown: string[] } {
+  const items = [...new Set(list.split(',').map((s) => s.trim()).filter(Boolean))];
+  return { scopes: items.filter(isScope), unknown: items.filter((s) => !isScope(s)) };
+}
+
+export const missingScopes = (granted: readonly string[], required: readonly Scope[]): Scope[] =>
+  required.filter((s) => !granted.includes(s));
