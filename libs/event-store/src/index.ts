@@ -6,6 +6,6 @@ export * from './sql/sql-event-store';
 export * from './projections/projection-runner';
 export * from './open-event-store';
 export { PgDatabase } from './adapters/pg-database';
-export { PgliteDatabase } from './adapters/pglite-database';
+export { PgliteDatabase, DataDirInUse } from './adapters/pglite-database';
 export { EventStoreModule } from './event-store.module';
 export * from './projections/projection-host';

@@ -1,5 +1,45 @@
 import { PGlite, Transaction } from '@electric-sql/pglite';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { SqlDatabase, SqlExecutor } from '../sql/sql-database';
+
+export class DataDirInUse extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(`the embedded data directory ${dataDir} is in use by process ${pid}; stop it first (PGlite allows one process)`);
+    this.name = 'DataDirInUse';
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** One process per data directory: PGlite has no cross-process locking, so two would corrupt it. */
+function lockDataDir(dir: string): () => void {
+  const file = join(dir, 'sigil.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(file, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number(readFileSync(file, 'utf8'));
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) throw new DataDirInUse(dir, pid);
+      rmSync(file, { force: true }); // left by a process that died
+    }
+  }
+  throw new Error(`could not lock ${dir}`);
+}
 
 /**
  * PGlite: PostgreSQL compiled to WASM, in-process, data in a directory (or memory when no
@@ -10,13 +50,21 @@ export class PgliteDatabase extends SqlDatabase {
   readonly kind = 'embedded' as const;
   private readonly listeners = new Map<string, Set<() => void>>();
 
-  private constructor(private readonly db: PGlite) {
+  private constructor(
+    private readonly db: PGlite,
+    private readonly unlock: () => void,
+  ) {
     super();
   }
 
   static async open(dataDir?: string): Promise<PgliteDatabase> {
-    const db = await PGlite.create(dataDir ? { dataDir } : {});
-    return new PgliteDatabase(db);
+    const unlock = dataDir ? lockDataDir(dataDir) : () => undefined;
+    try {
+      return new PgliteDatabase(await PGlite.create(dataDir ? { dataDir } : {}), unlock);
+    } catch (err) {
+      unlock();
+      throw err;
+    }
   }
 
   async query<T>(sql: string, params?: unknown[]): Promise<T[]> {
@@ -49,5 +97,6 @@ export class PgliteDatabase extends SqlDatabase {
 
   async close(): Promise<void> {
     if (!this.db.closed) await this.db.close();
+    this.unlock();
   }
 }
