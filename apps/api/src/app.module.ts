@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import type { Logger } from '@app/http';
+import { AccessModule, accessMigrations } from '@app/access';
 import { PlatformModule } from '@app/platform';
 import { HealthController } from './health/health.controller';
 
@@ -16,7 +17,7 @@ export class AppModule {
   static forRoot({ config, logger, imports = [] }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [PlatformModule.forRoot({ config, logger }), ...imports],
+      imports: [PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations] }), AccessModule.forRoot(config), ...imports],
       controllers: [HealthController],
     };
   }

@@ -22,6 +22,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     // While closing, new requests get 503 and in-flight ones finish.
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Per-IP limits need the client's address; behind a proxy it comes from X-Forwarded-For.
+    trustProxy: config.TRUST_PROXY,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, logger, imports: options.imports }), adapter, {
     logger: new PinoNestLogger(logger),

@@ -5,3 +5,8 @@ export * from './domain/lanes';
 export * from './keys/access.events';
 export * from './keys/access.migrations';
 export * from './keys/access.service';
+export * from './limits/rate-limit.store';
+export * from './limits/did-rotation';
+export * from './http/access-context';
+export * from './http/access.guard';
+export * from './http/access.module';

@@ -49,6 +49,10 @@ const envSchema = z.object({
   WORKERS: z.enum(['on', 'off']).default('on'),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(6 * 1024 * 1024),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
+  /** Requests per minute one authenticated key may make. */
+  RATE_LIMIT_KEY_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  /** Behind a reverse proxy: take the client IP from X-Forwarded-For (per-IP limits need it). */
+  TRUST_PROXY: bool('TRUST_PROXY', false),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -1,0 +1,75 @@
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import { ZodPipe } from '@app/http';
+import { Scope, SCOPES } from '../domain/scopes';
+import { AccessService } from '../keys/access.service';
+import { AccessContext, Authenticated, Caller, LaneAware, Throttle } from './access-context';
+import { QuotaService } from './quota.service';
+
+const SANDBOX_KEY_TTL_MS = 24 * 3600 * 1000;
+const keyIdParams = z.object({ key_id: z.string().regex(/^key_[0-9a-f]{16}$/, 'must look like key_<16 hex>') });
+
+@ApiTags('access')
+@Controller()
+export class SandboxKeysController {
+  constructor(private readonly access: AccessService) {}
+
+  /** An ephemeral cdp_test_ key with every scope, for a fresh sandbox organization. */
+  @Post('api/sandbox/keys')
+  @HttpCode(201)
+  @Throttle('sandbox_key_daily')
+  @ApiOperation({ summary: 'Mint an ephemeral sandbox key (anonymous; 3 per 24 h per IP, 60 per minute globally)' })
+  async mint() {
+    const org = await this.access.createOrganization(`sandbox ${new Date().toISOString()}`, 'sandbox');
+    const key = await this.access.createApiKey(org.org_id, {
+      scopes: [...SCOPES] as Scope[],
+      mode: 'test',
+      name: 'sandbox',
+      expiresAt: new Date(Date.now() + SANDBOX_KEY_TTL_MS),
+    });
+    return { ...key, sandbox: true };
+  }
+}
+
+@ApiTags('access')
+@Controller('api/agents/me')
+export class QuotaController {
+  constructor(private readonly quota: QuotaService) {}
+
+  /** The caller's lane and buckets. Never throttled, never counts. */
+  @Get('quota')
+  @LaneAware()
+  @ApiHeader({ name: 'X-Agent-DID', required: false, description: 'did:cd:agent:<id>' })
+  quotaState(@Caller() caller: AccessContext) {
+    return this.quota.state(caller);
+  }
+}
+
+@ApiTags('access')
+@ApiBearerAuth()
+@Controller('api')
+export class KeysController {
+  constructor(private readonly access: AccessService) {}
+
+  /** The calling key: its organization, scopes and mode. */
+  @Get('me')
+  @Authenticated()
+  me(@Caller() caller: AccessContext) {
+    const p = caller.principal!;
+    return { org_id: p.orgId, key_id: p.keyId, scopes: p.scopes, mode: p.mode, lane: caller.lane };
+  }
+
+  /** The keys of the caller's organization; never secrets. */
+  @Get('keys')
+  @Authenticated()
+  async list(@Caller() caller: AccessContext) {
+    return { keys: await this.access.listApiKeys(caller.principal!.orgId) };
+  }
+
+  @Get('keys/:key_id')
+  @Authenticated()
+  get(@Caller() caller: AccessContext, @Param(new ZodPipe(keyIdParams, 'params')) params: z.infer<typeof keyIdParams>) {
+    return this.access.getApiKey(params.key_id, caller.principal!.orgId);
+  }
+}

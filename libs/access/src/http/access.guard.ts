@@ -1,0 +1,136 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, AppConfig, AppError, LOGGER } from '@app/core';
+import type { Logger } from '@app/http';
+import { parseAuthorization } from '../domain/api-key';
+import { didIdentityKey, parseAgentDid } from '../domain/agent-did';
+import { BucketName, BucketPolicy, BucketRule, BUCKETS, ruleFor } from '../domain/lanes';
+import { missingScopes, Scope } from '../domain/scopes';
+import { AccessService } from '../keys/access.service';
+import { DidRotationTracker } from '../limits/did-rotation';
+import { Consumed, RateLimitStore, RateLimitStoreUnavailable } from '../limits/rate-limit.store';
+import { AccessContext, AUTH_SCOPES, LANE_AWARE, THROTTLE_BUCKET } from './access-context';
+
+type AccessRequest = FastifyRequest & { access?: AccessContext };
+
+export const ipIdentityKey = (ip: string) => `ip_${createHash('sha256').update(ip).digest('hex').slice(0, 32)}`;
+
+/**
+ * Resolves the caller's lane (authenticated > agent > anonymous), enforces a route's scopes and
+ * counts its throttle buckets. Routes with none of @Authenticated, @Throttle or @LaneAware
+ * (health, docs) are left alone.
+ */
+@Injectable()
+export class AccessGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly access: AccessService,
+    private readonly limits: RateLimitStore,
+    private readonly rotation: DidRotationTracker,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const targets = [ctx.getHandler(), ctx.getClass()];
+    const scopes = this.reflector.getAllAndOverride<Scope[] | undefined>(AUTH_SCOPES, targets);
+    const bucket = this.reflector.getAllAndOverride<BucketName | undefined>(THROTTLE_BUCKET, targets);
+    const laneAware = this.reflector.getAllAndOverride<boolean | undefined>(LANE_AWARE, targets);
+    if (!scopes && !bucket && !laneAware) return true;
+
+    const req = ctx.switchToHttp().getRequest<AccessRequest>();
+    const reply = ctx.switchToHttp().getResponse<FastifyReply>();
+    const access = await this.resolve(req, Boolean(laneAware && !bucket && !scopes));
+    req.access = access;
+
+    if (scopes) {
+      if (!access.principal) throw new AppError('auth_required', 'This endpoint needs "Authorization: Bearer <API key>"', 401);
+      const missing = missingScopes(access.principal.scopes, scopes);
+      if (missing.length) throw new AppError('insufficient_scope', `This key lacks the scope ${missing.join(', ')}`, 403, { missing_scopes: missing });
+    }
+    const counts: Consumed[] = [];
+    const perKey: BucketRule = { limit: this.config.RATE_LIMIT_KEY_PER_MINUTE, windowSeconds: 60 };
+    if (access.principal && (scopes || bucket)) {
+      const c = await this.count('key_window', access.principal.keyId, perKey, 'open');
+      if (c) counts.push(c);
+    }
+    if (bucket) {
+      const policy: BucketPolicy = BUCKETS[bucket];
+      const rule = ruleFor(bucket, access.lane, perKey);
+      if (rule && !(access.principal && !policy.authenticated)) {
+        const c = await this.count(bucket, access.identityKey, rule, policy.onStoreDown);
+        if (c) counts.push(c);
+      }
+      if (policy.global) {
+        const c = await this.count(`${bucket}:global`, 'global', policy.global, policy.onStoreDown);
+        if (c) counts.push(c);
+      }
+    }
+    if (counts.length) this.answer(reply, counts);
+    return true;
+  }
+
+  /** Counts one request; null when the store is down and the surface fails open. */
+  private async count(bucket: string, key: string, rule: BucketRule, onStoreDown: 'open' | 'closed'): Promise<Consumed | null> {
+    try {
+      return await this.limits.consume(bucket, key, rule);
+    } catch (err) {
+      if (!(err instanceof RateLimitStoreUnavailable)) throw err;
+      this.logger.warn({ bucket, err: err.message, fail: onStoreDown }, 'rate-limit store unavailable');
+      if (onStoreDown === 'open') return null;
+      throw new AppError('rate_limiter_unavailable', 'Rate limiting is unavailable; retry shortly', 503, undefined, { 'retry-after': '5' });
+    }
+  }
+
+  /** RateLimit-* headers from the tightest bucket; 429 with Retry-After if any bucket refused. */
+  private answer(reply: FastifyReply, counts: Consumed[]): void {
+    const refused = counts.filter((c) => !c.allowed);
+    const shown = (refused.length ? refused : counts).reduce((a, b) => (b.remaining < a.remaining ? b : a));
+    const reset = Math.max(1, shown.resetSeconds);
+    reply.header('ratelimit-limit', String(shown.limit));
+    reply.header('ratelimit-remaining', String(shown.remaining));
+    reply.header('ratelimit-reset', String(reset));
+    if (refused.length) {
+      // Never earlier than the latest reset among the refusing buckets.
+      const retryAfter = Math.max(...refused.map((c) => Math.max(1, c.resetSeconds)));
+      throw new AppError('rate_limited', `Rate limit exceeded; retry in ${retryAfter} s`, 429, undefined, { 'retry-after': String(retryAfter) });
+    }
+  }
+
+  private async resolve(req: AccessRequest, peekOnly: boolean): Promise<AccessContext> {
+    const ip = req.ip;
+    const auth = parseAuthorization(req.headers.authorization);
+    if (auth.kind === 'malformed') throw new AppError('auth_required', `Malformed Authorization header: ${auth.reason}`, 401);
+    if (auth.kind === 'key') {
+      const principal = await this.access.authenticate(auth.key);
+      if (!principal) throw new AppError('auth_required', 'Invalid, revoked or expired API key', 401);
+      // The agent DID is ignored on authenticated requests.
+      return { lane: 'authenticated', principal, identityKey: principal.keyId, ip, didStatus: null, didRotation: null };
+    }
+    const anonymous = (didStatus: AccessContext['didStatus'], didRotation: AccessContext['didRotation'] = null): AccessContext => ({
+      lane: 'anonymous',
+      principal: null,
+      identityKey: ipIdentityKey(ip),
+      ip,
+      didStatus,
+      didRotation,
+    });
+    const did = parseAgentDid(req.headers['x-agent-did']);
+    if (did.kind === 'none') return anonymous(null);
+    if (did.kind === 'rejected') return anonymous(`did_rejected:${did.reason}`);
+    const key = didIdentityKey(did.did);
+    let state;
+    try {
+      state = await this.rotation.admit(ip, key, peekOnly);
+    } catch (err) {
+      if (!(err instanceof RateLimitStoreUnavailable)) throw err;
+      // Cannot check the rotation cap: no agent privileges, but the request is served.
+      return anonymous('did_rejected:rotation_check_unavailable');
+    }
+    const rotation = { unique: state.unique, max: state.max, windowSeconds: state.windowSeconds, resetAt: state.resetAt };
+    if (!state.admitted) return anonymous('did_downgraded:per_ip_rotation_cap', rotation);
+    return { lane: 'agent', principal: null, identityKey: key, ip, didStatus: 'did_accepted', didRotation: rotation };
+  }
+}

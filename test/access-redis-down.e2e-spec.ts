@@ -1,0 +1,37 @@
+import { AccessService } from '@app/access';
+import { startTestApp, TestApp } from './support/test-app';
+
+/**
+ * Redis configured but unreachable: each surface fails the way the README states.
+ * Sandbox key minting fails closed (503); quota, authenticated calls and public reads fail
+ * open; an agent DID cannot be checked against the rotation cap, so it gets the anonymous lane.
+ */
+describe('access with Redis unreachable', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1' });
+  });
+  afterAll(() => t?.close());
+
+  it('fails sandbox key minting closed with 503 and Retry-After', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/sandbox/keys' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ ok: false, error: 'rate_limiter_unavailable' });
+    expect(res.headers['retry-after']).toBe('5');
+  });
+
+  it('serves authenticated calls without counting (fail open)', async () => {
+    const access = t.app.get(AccessService);
+    const org = await access.createOrganization('redis-down');
+    const key = await access.createApiKey(org.org_id, { scopes: ['payments:read'], mode: 'test' });
+    const res = await t.app.inject({ method: 'GET', url: '/api/me', headers: { authorization: `Bearer ${key.key}` } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['ratelimit-limit']).toBeUndefined();
+  });
+
+  it('still answers quota, marked degraded, and gives a DID the anonymous lane', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/agents/me/quota', headers: { 'x-agent-did': 'did:cd:agent:x' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ lane: 'anonymous', did_status: 'did_rejected:rotation_check_unavailable', degraded: true });
+  });
+});
