@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// `npm start`, `npm run start:worker`, `npm run bench`: build when the sources are newer than
-// the last build (SWC, about a second), then run the requested role in this process.
+// `npm start`, `npm run start:worker`, `npm run bench`, `npm run cli`: build when the sources
+// are newer than the last build (SWC, about a second), then run the requested role in this
+// process. Build output goes to stderr only: stdout belongs to the role (JSON logs, the CLI's
+// JSON result).
 'use strict';
 const { execFileSync } = require('node:child_process');
-const { existsSync, readdirSync, statSync, writeFileSync } = require('node:fs');
+const { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
@@ -13,6 +15,7 @@ const entries = {
   api: 'dist/apps/api/src/main.js',
   worker: 'dist/apps/worker/src/main.js',
   bench: 'dist/test/bench/main.js',
+  cli: 'dist/apps/cli/src/main.js',
 };
 
 function newestMtime(path) {
@@ -23,15 +26,47 @@ function newestMtime(path) {
   return newest;
 }
 
-function buildIfNeeded() {
+const isFresh = () => {
   const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
-  const newest = Math.max(...sources.map((s) => join(root, s)).filter(existsSync).map(newestMtime));
-  if (newest <= built) return;
+  return Math.max(...sources.map((s) => join(root, s)).filter(existsSync).map(newestMtime)) <= built;
+};
+
+// Several processes may start at once (tests, an api beside a worker): one builds, the others
+// wait for it, so nobody runs half-written output. mkdir is the atomic test-and-set.
+function withBuildLock(fn) {
+  const lock = join(root, '.build-lock');
+  const started = Date.now();
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      if (Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs > 120000) rmSync(lock, { recursive: true, force: true }); // stale
+      if (Date.now() - started > 180000) throw new Error('timed out waiting for another build');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+  }
+  try {
+    fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function buildIfNeeded() {
+  if (isFresh()) return;
+  withBuildLock(() => {
+    if (!isFresh()) build();
+  });
+}
+
+function build() {
   process.stderr.write('sigil: building (swc)...\n');
   const dirs = ['apps', 'libs', 'test/bench'].filter((d) => existsSync(join(root, d)));
   execFileSync(process.execPath, [require.resolve('@swc/cli/bin/swc.js'), ...dirs, ...'-d dist --config-file .swcrc --quiet'.split(' ')], {
     cwd: root,
-    stdio: 'inherit',
+    stdio: ['ignore', 2, 2], // the compiler's stdout too goes to our stderr
   });
   writeFileSync(stamp, new Date().toISOString());
 }

@@ -51,6 +51,8 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
   /** Requests per minute one authenticated key may make. */
   RATE_LIMIT_KEY_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  /** `off` stops counting (authentication and scopes still apply): for benchmarks and emergencies. */
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   /** Behind a reverse proxy: take the client IP from X-Forwarded-For (per-IP limits need it). */
   TRUST_PROXY: bool('TRUST_PROXY', false),
 });

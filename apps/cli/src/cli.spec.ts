@@ -1,0 +1,48 @@
+import { SCOPES } from '@app/access';
+import { CliError, parseCommand } from './cli';
+
+const usage = (argv: string[]): CliError => {
+  try {
+    parseCommand(argv);
+  } catch (err) {
+    if (err instanceof CliError) return err;
+    throw err;
+  }
+  throw new Error(`parsed: ${argv.join(' ')}`);
+};
+
+describe('cli parseCommand', () => {
+  it('parses each command', () => {
+    expect(parseCommand(['orgs:create', 'Acme Corp'])).toEqual({ command: 'orgs:create', name: 'Acme Corp' });
+    expect(parseCommand(['keys:create', '--org', 'org_1', '--scopes', 'payments:write, receipts:read,payments:write', '--mode', 'live', '--name', 'ci'])).toEqual({
+      command: 'keys:create',
+      orgId: 'org_1',
+      scopes: ['payments:write', 'receipts:read'],
+      mode: 'live',
+      name: 'ci',
+    });
+    expect(parseCommand(['keys:create', '--org=org_1', '--scopes=approvals:manage', '--mode=test'])).toMatchObject({ name: null, mode: 'test' });
+    expect(parseCommand(['keys:list', '--org', 'org_1'])).toEqual({ command: 'keys:list', orgId: 'org_1' });
+    expect(parseCommand(['keys:revoke', 'key_1', '--reason', 'leaked'])).toEqual({ command: 'keys:revoke', keyId: 'key_1', reason: 'leaked' });
+  });
+
+  it('treats no command, help, --help and -h as a request for the usage', () => {
+    for (const argv of [[], ['help'], ['--help'], ['keys:create', '-h']]) expect(parseCommand(argv)).toEqual({ command: 'help' });
+  });
+
+  it('refuses bad command lines with exit code 2', () => {
+    expect(usage(['keys:rotate'])).toMatchObject({ code: 'unknown_command', exitCode: 2 });
+    const scopes = usage(['keys:create', '--org', 'o', '--scopes', 'payments:write,nope,zap', '--mode', 'test']);
+    expect(scopes).toMatchObject({ code: 'invalid_arguments', exitCode: 2, details: { unknown_scopes: ['nope', 'zap'], valid_scopes: SCOPES } });
+    expect(scopes.message).toContain(SCOPES.join(', '));
+    expect(usage(['keys:create', '--org', 'o', '--scopes', ' , ', '--mode', 'test']).message).toMatch(/at least one scope/);
+    expect(usage(['keys:create', '--org', 'o', '--scopes', 'payments:read', '--mode', 'sandbox']).message).toMatch(/--mode must be test or live/);
+    expect(usage(['keys:create', '--org', 'o', '--scopes', 'payments:read']).message).toMatch(/--mode is required/);
+    expect(usage(['keys:list']).message).toMatch(/--org is required/);
+    expect(usage(['keys:list', '--org']).message).toMatch(/--org/);
+    expect(usage(['keys:list', '--org', 'o', '--all']).message).toMatch(/--all/);
+    expect(usage(['orgs:create']).message).toMatch(/missing <name>/);
+    expect(usage(['orgs:create', 'Acme', 'Corp']).message).toMatch(/unexpected argument "Corp"/);
+    expect(usage(['keys:revoke']).message).toMatch(/missing <key_id>/);
+  });
+});

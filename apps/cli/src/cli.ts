@@ -1,0 +1,157 @@
+import { parseArgs, ParseArgsConfig } from 'node:util';
+import { AccessService, KeyMode, parseScopes, Scope, SCOPES } from '@app/access';
+import { AppError } from '@app/core';
+
+/**
+ * The admin CLI's commands, without any I/O of its own: `parseCommand` turns argv into a
+ * command (or a CliError, exit 2, before anything touches the database) and `runCommand`
+ * executes it against an AccessService, returning the one JSON object to print.
+ */
+
+/** An expected failure: printed as `{"ok":false,"error":code,"message":...}`, never with a stack. */
+export class CliError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    /** 2: the command line is wrong (nothing was done); 1: the command failed. */
+    readonly exitCode: 1 | 2,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+const usageError = (message: string, details?: unknown) => new CliError('invalid_arguments', message, 2, details);
+
+export type ParsedCommand =
+  | { command: 'help' }
+  | { command: 'orgs:create'; name: string }
+  | { command: 'keys:create'; orgId: string; scopes: Scope[]; mode: KeyMode; name: string | null }
+  | { command: 'keys:list'; orgId: string }
+  | { command: 'keys:revoke'; keyId: string; reason: string | null };
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+interface CommandSpec {
+  synopsis: string;
+  summary: string;
+  options: Options;
+  positionals: string[];
+  build(values: Record<string, string | boolean | undefined>, positionals: string[]): ParsedCommand;
+}
+
+const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+
+function required(values: Record<string, string | boolean | undefined>, option: string): string {
+  const v = str(values[option])?.trim();
+  if (!v) throw usageError(`--${option} is required`);
+  return v;
+}
+
+const COMMANDS: Record<string, CommandSpec> = {
+  'orgs:create': {
+    synopsis: 'orgs:create <name>',
+    summary: 'create an organization (kind "standard")',
+    options: {},
+    positionals: ['name'],
+    build: (_v, [name]) => ({ command: 'orgs:create', name }),
+  },
+  'keys:create': {
+    synopsis: 'keys:create --org <org_id> --scopes <a,b,...> --mode <test|live> [--name <name>]',
+    summary: 'create an API key; the secret is printed once, here only',
+    options: { org: { type: 'string' }, scopes: { type: 'string' }, mode: { type: 'string' }, name: { type: 'string' } },
+    positionals: [],
+    build(values) {
+      const orgId = required(values, 'org');
+      const { scopes, unknown } = parseScopes(required(values, 'scopes'));
+      if (unknown.length) {
+        throw usageError(`unknown scope${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; valid scopes: ${SCOPES.join(', ')}`, {
+          unknown_scopes: unknown,
+          valid_scopes: SCOPES,
+        });
+      }
+      if (scopes.length === 0) throw usageError(`--scopes needs at least one scope; valid scopes: ${SCOPES.join(', ')}`, { valid_scopes: SCOPES });
+      const mode = required(values, 'mode');
+      if (mode !== 'test' && mode !== 'live') throw usageError(`--mode must be test or live, not "${mode}"`);
+      return { command: 'keys:create', orgId, scopes, mode, name: str(values.name)?.trim() || null };
+    },
+  },
+  'keys:list': {
+    synopsis: 'keys:list --org <org_id>',
+    summary: "list an organization's keys (never their secrets or hashes)",
+    options: { org: { type: 'string' } },
+    positionals: [],
+    build: (values) => ({ command: 'keys:list', orgId: required(values, 'org') }),
+  },
+  'keys:revoke': {
+    synopsis: 'keys:revoke <key_id> [--reason <text>]',
+    summary: 'revoke a key at once (revoking twice changes nothing)',
+    options: { reason: { type: 'string' } },
+    positionals: ['key_id'],
+    build: (values, [keyId]) => ({ command: 'keys:revoke', keyId, reason: str(values.reason) ?? null }),
+  },
+};
+
+export const USAGE = [
+  'usage: npm run cli -- <command> [options]',
+  '',
+  'commands:',
+  ...Object.values(COMMANDS).map((c) => `  ${c.synopsis}\n      ${c.summary}`),
+  '  help',
+  '      this text',
+  '',
+  `scopes: ${SCOPES.join(', ')}`,
+  '',
+  'Each command prints one JSON object as the last line of stdout. Errors print',
+  '{"ok":false,"error":"<code>","message":"..."} and exit 1 (2 when the command line is wrong).',
+  'It uses DATABASE_URL when set, else the embedded store in DATA_DIR (./data), which must not',
+  'be in use by a running server.',
+].join('\n');
+
+export function parseCommand(argv: string[]): ParsedCommand {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') return { command: 'help' };
+  const spec = COMMANDS[name];
+  if (!spec) throw new CliError('unknown_command', `unknown command "${name}"; commands: ${Object.keys(COMMANDS).join(', ')}, help`, 2);
+
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: { ...spec.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    // parseArgs' own messages name the offending option (unknown, missing value, ...).
+    throw usageError(`${name}: ${(err as Error).message}`);
+  }
+  if (parsed.values.help) return { command: 'help' };
+  const positionals = parsed.positionals;
+  if (positionals.length < spec.positionals.length) {
+    throw usageError(`${name}: missing <${spec.positionals[positionals.length]}>; usage: ${spec.synopsis}`);
+  }
+  if (positionals.length > spec.positionals.length) {
+    const extra = positionals.slice(spec.positionals.length).join(' ');
+    throw usageError(`${name}: unexpected argument "${extra}" (quote a value with spaces); usage: ${spec.synopsis}`);
+  }
+  return spec.build(parsed.values as Record<string, string | boolean | undefined>, positionals);
+}
+
+export async function runCommand(cmd: Exclude<ParsedCommand, { command: 'help' }>, access: AccessService): Promise<object> {
+  switch (cmd.command) {
+    case 'orgs:create':
+      return access.createOrganization(cmd.name);
+    case 'keys:create': {
+      const created = await access.createApiKey(cmd.orgId, { scopes: cmd.scopes, mode: cmd.mode, name: cmd.name });
+      return { ...created, name: cmd.name };
+    }
+    case 'keys:list': {
+      if (!(await access.getOrganization(cmd.orgId))) throw new AppError('not_found', `organization ${cmd.orgId} not found`, 404);
+      return { org_id: cmd.orgId, keys: await access.listApiKeys(cmd.orgId) };
+    }
+    case 'keys:revoke':
+      return access.revokeApiKey(cmd.keyId, { reason: cmd.reason ?? undefined });
+  }
+}

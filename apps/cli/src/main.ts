@@ -1,0 +1,99 @@
+import { resolve } from 'node:path';
+import { AccessService, accessMigrations } from '@app/access';
+import { AppConfig, AppError, ConfigError, errorBody, loadConfig } from '@app/core';
+import { DataDirInUse, openEventStore, OpenedEventStore } from '@app/event-store';
+import { CliError, parseCommand, runCommand, USAGE } from './cli';
+
+/**
+ * `npm run cli -- <command>`: the admin CLI. Plain TypeScript on the same store as the server
+ * (no Nest). Prints exactly one JSON object as the last line of stdout; hints go to stderr.
+ */
+
+const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+const hint = (text: string) => process.stderr.write(`${text}\n`);
+
+function fail(err: CliError): number {
+  printJson(errorBody(err.code, err.message, err.details));
+  hint(`sigil cli: ${err.message}`);
+  return err.exitCode;
+}
+
+async function open(config: AppConfig): Promise<OpenedEventStore> {
+  try {
+    return await openEventStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, migrations: accessMigrations });
+  } catch (err) {
+    if (err instanceof DataDirInUse) {
+      throw new CliError(
+        'data_dir_in_use',
+        `the embedded data directory ${resolve(config.DATA_DIR)} is in use by process ${err.pid} (a running server?). ` +
+          'Stop it first, or run the CLI against the same PostgreSQL as the server (DATABASE_URL).',
+        1,
+      );
+    }
+    throw new CliError('store_unavailable', `could not open the event store: ${(err as Error).message}`, 1);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let cmd;
+  try {
+    cmd = parseCommand(argv);
+  } catch (err) {
+    if (err instanceof CliError) {
+      const code = fail(err);
+      hint(`run "npm run cli -- help" for usage`);
+      return code;
+    }
+    throw err;
+  }
+  if (cmd.command === 'help') {
+    hint(USAGE);
+    return 2;
+  }
+
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) return fail(new CliError('invalid_configuration', err.message, 1));
+    throw err;
+  }
+
+  let opened: OpenedEventStore;
+  try {
+    opened = await open(config);
+  } catch (err) {
+    if (err instanceof CliError) return fail(err);
+    throw err;
+  }
+  try {
+    const result = await runCommand(cmd, new AccessService(opened.db, opened.store));
+    printJson(result);
+    if (cmd.command === 'orgs:create') {
+      hint(`next: npm run cli -- keys:create --org ${(result as { org_id: string }).org_id} --scopes <a,b> --mode test`);
+    }
+    if (cmd.command === 'keys:create') hint('store this key now: it is shown only once (the server keeps its hash only)');
+    return 0;
+  } catch (err) {
+    if (err instanceof AppError) return fail(new CliError(err.code, err.message, 1, err.details));
+    throw err;
+  } finally {
+    await opened.store.close().catch(() => undefined);
+    await opened.db.close().catch(() => undefined);
+  }
+}
+
+function exit(code: number): void {
+  process.exitCode = code;
+  // Everything is closed, so the process ends by itself; this only guards against a stray handle.
+  setTimeout(() => process.exit(code), 2000).unref();
+}
+
+main(process.argv.slice(2)).then(exit, (err: unknown) => {
+  // Unexpected: still one JSON line and no stack trace, unless LOG_LEVEL asks for one.
+  const message = err instanceof Error ? err.message : String(err);
+  printJson(errorBody('internal_error', message));
+  hint(`sigil cli: ${message}`);
+  if (['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '') && err instanceof Error && err.stack) hint(err.stack);
+  exit(1);
+});
