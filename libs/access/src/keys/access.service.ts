@@ -42,17 +42,12 @@ export interface Principal {
   mode: KeyMode;
 }
 
-interface KeyRow {
-  key_id: string;
-  org_id: string;
-  mode: KeyMode;
-  scopes: Scope[];
-  secret_hash: string;
-  name: string | null;
+/** The read-model row: the creation event's facts plus when it was created and revoked. */
+type KeyRow = Omit<ApiKeyCreated, 'expires_at'> & {
   created_at: Date | string;
   expires_at: Date | string | null;
   revoked_at: Date | string | null;
-}
+};
 
 const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
 
