@@ -104,6 +104,14 @@ describe('access (e2e)', () => {
       expect(anon.json().identity_key).toMatch(/^ip_[0-9a-f]{32}$/);
     });
 
+    it('never lets the agent lane through an authenticated route', async () => {
+      for (const url of ['/__access/payments', '/api/me', '/api/keys']) {
+        const res = await call('GET', url, { 'x-agent-did': 'did:cd:agent:trusted-looking-agent' });
+        expect(res.statusCode).toBe(401);
+        expect(res.json()).toMatchObject({ ok: false, error: 'auth_required' });
+      }
+    });
+
     it.each([
       ['did:cd:agent:' + 'x'.repeat(241), 'did_rejected:id_too_long'],
       ['did:cd:agent:' + 'x'.repeat(260), 'did_rejected:too_long'],
