@@ -61,15 +61,18 @@ export const limiterScenario: Scenario = {
       await probe.connect();
       await probe.end();
       // Alternate so that neither side always runs on a colder process.
-      const off1 = await measure(mode, 'off', n / 2, concurrency);
-      const on1 = await measure(mode, 'on', n / 2, concurrency);
-      const off2 = await measure(mode, 'off', n / 2, concurrency);
-      const on2 = await measure(mode, 'on', n / 2, concurrency);
+      const half = Math.ceil(n / 2);
+      const off1 = await measure(mode, 'off', half, concurrency);
+      const on1 = await measure(mode, 'on', half, concurrency);
+      const off2 = await measure(mode, 'off', n - half, concurrency);
+      const on2 = await measure(mode, 'on', n - half, concurrency);
       const merge = (a: typeof on1, b: typeof on1) => ({
         ...a,
         operations: a.operations + b.operations,
         failedOps: a.failedOps + b.failedOps,
         units: a.units + b.units,
+        failedUnits: a.failedUnits + b.failedUnits,
+        firstError: a.firstError ?? b.firstError,
         elapsedMs: a.elapsedMs + b.elapsedMs,
         latenciesMs: Float64Array.from([...a.latenciesMs, ...b.latenciesMs]).sort(),
       });

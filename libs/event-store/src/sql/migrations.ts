@@ -113,6 +113,15 @@ export const eventStoreMigrations: Migration[] = [
       $fn$
     `,
   },
+  {
+    id: 'event_store_003_append_custom_plans',
+    // A plan cached while the table was small (a sequential scan for the replay check) would be
+    // reused forever on that connection; plan each call for the arrays it actually gets.
+    sql: `
+      ALTER FUNCTION sigil_append(text, text, uuid[], text[], text[], text[], timestamptz, text[], text[], text[])
+        SET plan_cache_mode = force_custom_plan;
+    `,
+  },
 ];
 
 export async function runMigrations(db: SqlDatabase, migrations: Migration[]): Promise<string[]> {

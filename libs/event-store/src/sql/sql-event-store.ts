@@ -116,7 +116,8 @@ export class SqlEventStore extends EventStore {
     // statement's snapshot was taken; one more attempt sees it and answers idempotently.
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await this.db.transaction((tx) => this.appendIn(tx, stream, withIds, expected));
+        // sigil_append is one statement, so autocommit makes it atomic: one round trip, no BEGIN/COMMIT.
+        const result = await this.appendIn(this.db, stream, withIds, expected);
         if (!result.idempotentReplay) this.announce();
         return result;
       } catch (err) {
