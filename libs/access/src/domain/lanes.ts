@@ -26,6 +26,8 @@ export interface BucketPolicy {
   /** null: authenticated callers use their per-key limit instead. */
   authenticated: BucketRule | null;
   global?: BucketRule;
+  /** Count per client IP in every lane, keys included (the spec's "strict per-IP" limits). */
+  perIp?: boolean;
   /** Redis down: `open` serves without counting, `closed` answers 503. */
   onStoreDown: 'open' | 'closed';
 }
@@ -52,6 +54,14 @@ export const BUCKETS = {
     authenticated: { limit: 30, windowSeconds: 86_400 },
     global: { limit: 60, windowSeconds: 60 },
     onStoreDown: 'closed',
+  },
+  // Certificate issuance: the spec's strict per-IP limit (its number is not given; ours is 120/min).
+  notary_issue: {
+    anonymous: null,
+    agent: null,
+    authenticated: { limit: 120, windowSeconds: 60 },
+    perIp: true,
+    onStoreDown: 'open',
   },
   registry_list: {
     anonymous: { limit: 60, windowSeconds: 60 },

@@ -60,8 +60,8 @@ export class AccessGuard implements CanActivate {
     if (bucket) {
       const policy: BucketPolicy = BUCKETS[bucket];
       const rule = ruleFor(bucket, access.lane, perKey);
-      if (rule && !(access.principal && !policy.authenticated)) {
-        const c = await this.count(bucket, access.identityKey, rule, policy.onStoreDown);
+      if (rule && (policy.perIp || !(access.principal && !policy.authenticated))) {
+        const c = await this.count(bucket, policy.perIp ? ipIdentityKey(access.ip) : access.identityKey, rule, policy.onStoreDown);
         if (c) counts.push(c);
       }
       if (policy.global) {

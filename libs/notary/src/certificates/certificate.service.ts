@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '@app/core';
+import { toBase64Url, fromBase64Url, KeyVerdict } from '@app/crypto';
+import { RecordedEvent, SqlDatabase, SqlEventStore, SqlExecutor } from '@app/event-store';
+import {
+  CERT_SCHEMA_VERSION,
+  CertificatePayload,
+  ContentRejected,
+  digestContent,
+  MANIFEST_SCHEMA_VERSION,
+  MAX_CONTENT_CHARS,
+  SignedManifest,
+  signingMessage,
+} from '../domain/certificate';
+import { SigningKeyStore } from '../signing-keys/signing-key.store';
+
+export const FREE_ISSUANCES = 3;
+export const certificateStream = (id: string) => `certificate-${id}`;
+
+export interface IssueRequest {
+  content: string;
+  type?: string;
+  filename?: string;
+}
+
+export interface CertificateIssued {
+  org_id: string;
+  manifest: SignedManifest;
+}
+
+export interface VerificationResult {
+  verified: boolean;
+  status: 'ISSUED' | 'NOT_FOUND';
+  certificate_id: string;
+  issuer: string | null;
+  issued_at: string | null;
+  signature_alg: 'Ed25519';
+  artifact_hash_match: boolean | null;
+  /** Why verified is false, or a warning (a key revoked after signing). */
+  reason: string | null;
+  key_id: string | null;
+}
+
+/** The certificates read model, applied inside the issuing transaction. */
+export async function applyCertificateEvent(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
+  if (event.type !== 'CertificateIssued') return;
+  const { org_id, manifest } = event.data as CertificateIssued;
+  await tx.query(
+    `INSERT INTO certificates (certificate_id, org_id, schema_version, payload, signature, key_id, dataset_hash, issued_at)
+     VALUES ($1, $2, $3, $4::json, $5, $6, $7, $8) ON CONFLICT (certificate_id) DO NOTHING`,
+    [
+      manifest.payload.certification_id,
+      org_id,
+      manifest.payload.schema_version,
+      JSON.stringify(manifest.payload),
+      manifest.signature.value,
+      manifest.signature.key_id,
+      manifest.payload.dataset_hash,
+      manifest.payload.timestamp,
+    ],
+  );
+}
+
+/**
+ * Issues and serves certificates. Issuance: hash the content (JCS for JSON), build the payload,
+ * sign it with the active key, and record CertificateIssued on the certificate's own stream.
+ */
+export class CertificateService {
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly store: SqlEventStore,
+    private readonly keys: SigningKeyStore,
+    private readonly issuer: string,
+  ) {}
+
+  async issue(orgId: string, req: IssueRequest): Promise<SignedManifest> {
+    if (req.content.length > MAX_CONTENT_CHARS) {
+      throw new AppError('content_too_large', `content exceeds ${MAX_CONTENT_CHARS.toLocaleString('en')} characters`, 413);
+    }
+    let digest;
+    try {
+      digest = digestContent(req.content);
+    } catch (err) {
+      if (err instanceof ContentRejected) throw new AppError(err.code, err.message, 400);
+      throw err;
+    }
+    const certificateId = randomUUID();
+    const payload: CertificatePayload = {
+      schema_version: CERT_SCHEMA_VERSION,
+      certification_id: certificateId,
+      timestamp: new Date().toISOString(),
+      issuer: this.issuer,
+      dataset_hash: digest.dataset_hash,
+      algorithm: digest.algorithm,
+      rows: digest.rows,
+      columns: digest.columns,
+      content_type: req.type ?? 'text',
+      filename: req.filename ?? null,
+    };
+    const { key_id, signature } = this.keys.current.sign(signingMessage(payload));
+    const manifest: SignedManifest = {
+      schema_version: MANIFEST_SCHEMA_VERSION,
+      payload,
+      signature: { alg: 'Ed25519', key_id, value: toBase64Url(signature) },
+    };
+    await this.db.transaction(async (tx) => {
+      // One issuance at a time per organization, so the free quota cannot be overrun by a race.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`notary:${orgId}`]);
+      const [{ n }] = await tx.query<{ n: string | number }>('SELECT count(*) AS n FROM certificates WHERE org_id = $1', [orgId]);
+      if (Number(n) >= FREE_ISSUANCES) {
+        throw new AppError('notary_paywall', `The free quota of ${FREE_ISSUANCES} certifications is used up; add credits through /api/payments/notary-credits-checkout`, 402);
+      }
+      const data: CertificateIssued = { org_id: orgId, manifest };
+      const result = await this.store.appendIn(tx, certificateStream(certificateId), [{ type: 'CertificateIssued', data }], 'no_stream');
+      for (const e of result.events) await applyCertificateEvent(e, tx);
+    });
+    return manifest;
+  }
+
+  async manifest(certificateId: string): Promise<SignedManifest | null> {
+    const [row] = await this.db.query<{ payload: CertificatePayload; signature: string; key_id: string }>(
+      'SELECT payload, signature, key_id FROM certificates WHERE certificate_id = $1',
+      [certificateId],
+      { name: 'notary_certificate_by_id' },
+    );
+    return row ? { schema_version: MANIFEST_SCHEMA_VERSION, payload: row.payload, signature: { alg: 'Ed25519', key_id: row.key_id, value: row.signature } } : null;
+  }
+
+  /** Recomputes the signed message from the stored payload and checks it against the key's status. */
+  async verify(certificateId: string, artifactHash?: string): Promise<VerificationResult> {
+    const m = await this.manifest(certificateId);
+    if (!m) {
+      return { verified: false, status: 'NOT_FOUND', certificate_id: certificateId, issuer: null, issued_at: null, signature_alg: 'Ed25519', artifact_hash_match: null, reason: 'certificate_not_found', key_id: null };
+    }
+    const verdict = this.checkSignature(m);
+    const hashMatch = artifactHash === undefined ? null : normalizeHash(artifactHash) === m.payload.dataset_hash;
+    return {
+      verified: verdict.valid && hashMatch !== false,
+      status: 'ISSUED',
+      certificate_id: certificateId,
+      issuer: m.payload.issuer,
+      issued_at: m.payload.timestamp,
+      signature_alg: 'Ed25519',
+      artifact_hash_match: hashMatch,
+      reason: !verdict.valid ? verdict.reason : hashMatch === false ? 'artifact_hash_mismatch' : (verdict.warning ?? null),
+      key_id: m.signature.key_id,
+    };
+  }
+
+  checkSignature(m: SignedManifest): KeyVerdict {
+    const signature = fromBase64Url(m.signature.value);
+    if (!signature) return { valid: false, reason: 'signature_invalid' };
+    let message: Buffer;
+    try {
+      message = signingMessage(m.payload);
+    } catch {
+      return { valid: false, reason: 'signature_invalid' };
+    }
+    return this.keys.current.verify(m.signature.key_id, message, signature, new Date(m.payload.timestamp));
+  }
+}
+
+/** `sha256:<hex>` or bare hex, any case → `sha256:<lowercase hex>`; anything else stays as given (no match). */
+function normalizeHash(value: string): string {
+  const m = /^(?:sha256:)?([0-9a-fA-F]{64})$/.exec(value);
+  return m ? `sha256:${m[1].toLowerCase()}` : value;
+}

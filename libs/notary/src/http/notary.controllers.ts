@@ -1,0 +1,118 @@
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { AccessContext, Authenticated, Caller, Throttle } from '@app/access';
+import { AppError, APP_CONFIG, AppConfig } from '@app/core';
+import { canonicalJson, sha256Hex } from '@app/crypto';
+import { ZodPipe } from '@app/http';
+import { certificateView, SignedManifest } from '../domain/certificate';
+import { CertificateService } from '../certificates/certificate.service';
+import { SigningKeyStore } from '../signing-keys/signing-key.store';
+
+const idParams = z.object({ certId: z.uuid({ error: 'must be a certificate id (uuid)' }) });
+const issueBody = z.object({
+  content: z.string({ error: 'content must be a string' }),
+  type: z.string().max(64).optional(),
+  filename: z.string().max(255).optional(),
+});
+const verifyBody = z.object({
+  certificate_id: z.uuid({ error: 'must be a certificate id (uuid)' }),
+  artifact_hash: z.string().max(100).optional(),
+});
+
+@ApiTags('certificates')
+@Controller()
+export class NotaryController {
+  constructor(
+    private readonly certificates: CertificateService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Post('api/notary/create')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @Authenticated('certificates:write')
+  @Throttle('notary_issue')
+  @ApiOperation({ summary: 'Issue a certificate for content (JSON is canonicalized with RFC 8785 before hashing)' })
+  async create(@Caller() caller: AccessContext, @Body() raw: unknown) {
+    // content_required is the spec's own code for a missing content field.
+    if (raw === null || typeof raw !== 'object' || !('content' in raw) || (raw as { content: unknown }).content === undefined) {
+      throw new AppError('content_required', 'The body needs "content": the artifact as a string', 400);
+    }
+    const body = new ZodPipe(issueBody).transform(raw);
+    const m = await this.certificates.issue(caller.principal!.orgId, body);
+    return {
+      certificate_id: m.payload.certification_id,
+      certificate_type: 'GENESIS',
+      schema_version: 'cert.v1',
+      signature_alg: 'Ed25519',
+      signing_key_id: m.signature.key_id,
+      signature: `ed25519:${m.signature.value}`,
+      issued_at: m.payload.timestamp,
+      dataset_hash: m.payload.dataset_hash,
+      verify_url: `${this.config.BASE_URL}/verify/${m.payload.certification_id}`,
+    };
+  }
+
+  private async find(certId: string): Promise<SignedManifest> {
+    const m = await this.certificates.manifest(certId);
+    if (!m) throw new AppError('not_found', `certificate ${certId} not found`, 404);
+    return m;
+  }
+
+  @Get('api/certificates/:certId')
+  @Throttle('public_verify_window')
+  async certificate(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>) {
+    return certificateView(await this.find(p.certId));
+  }
+
+  @Get('api/certificates/:certId/signed-payload')
+  @Throttle('public_verify_window')
+  async signedPayload(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>) {
+    return this.find(p.certId);
+  }
+
+  @Get('api/cert/:certId/manifest')
+  @Throttle('public_verify_window')
+  async manifest(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>) {
+    return this.find(p.certId);
+  }
+
+  @Get('api/certificates/:certId/download')
+  @Throttle('public_verify_window')
+  async download(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>, @Res({ passthrough: true }) reply: FastifyReply) {
+    const m = await this.find(p.certId);
+    reply.header('content-type', 'application/service.manifest+json');
+    reply.header('content-disposition', `attachment; filename="certificate-${p.certId}.json"`);
+    return JSON.stringify(m);
+  }
+
+  @Post('api/verify')
+  @HttpCode(200)
+  @Throttle('public_verify_window')
+  @ApiOperation({ summary: 'Verify a certificate (and optionally an artifact hash against it)' })
+  async verify(@Body(new ZodPipe(verifyBody)) body: z.infer<typeof verifyBody>) {
+    return this.certificates.verify(body.certificate_id, body.artifact_hash);
+  }
+}
+
+@ApiTags('certificates')
+@Controller('.well-known')
+export class SigningKeysController {
+  constructor(private readonly keys: SigningKeyStore) {}
+
+  /** Every key with its status; cached by ETag. */
+  @Get('signing-keys.json')
+  keysDocument(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+    const body = { keys: this.keys.current.list() };
+    const etag = `"${sha256Hex(canonicalJson(body)).slice(0, 32)}"`;
+    reply.header('etag', etag);
+    reply.header('cache-control', 'public, max-age=60');
+    if (ifNoneMatch && ifNoneMatch.split(',').map((t) => t.trim()).includes(etag)) {
+      reply.status(304);
+      return '';
+    }
+    return body;
+  }
+}
