@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig, loadConfig } from '@app/core';
 import { createLogger } from '@app/http';
 import { createApp } from '../../apps/api/src/create-app';
+import { TEST_KEY_ENCRYPTION_KEY } from './test-kek';
 
 /**
  * Starts the real app for e2e tests: embedded PGlite in a temp dir, or PostgreSQL and Redis
@@ -23,7 +23,7 @@ export async function startTestApp(env: Record<string, string> = {}, imports: Ty
   const config = loadConfig({
     DATABASE_URL: process.env.DATABASE_URL,
     REDIS_URL: process.env.REDIS_URL,
-    KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY,
     DATA_DIR: dataDir,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { AccessService, accessMigrations } from '@app/access';
 import { openEventStore } from '@app/event-store';
+import { TEST_KEY_ENCRYPTION_KEY } from '../support/test-kek';
 
 /**
  * Two api processes on one PostgreSQL and one Redis enforce each limit once between them:
@@ -32,7 +33,7 @@ describe('limits shared by two api processes (PostgreSQL + Redis)', () => {
       PATH: process.env.PATH,
       DATABASE_URL: url,
       REDIS_URL: redisUrl,
-      KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY,
       TRUST_PROXY: 'true',
       RATE_LIMIT_KEY_PER_MINUTE: String(PER_KEY),
       WORKERS: 'off',

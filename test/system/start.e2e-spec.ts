@@ -1,9 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { TEST_KEY_ENCRYPTION_KEY } from '../support/test-kek';
 
 /**
  * Runs the service the way `npm start` and `npm run start:worker` do (scripts/start.js builds
@@ -59,7 +59,7 @@ async function waitForHealthy(url: string, r: Run, timeoutMs: number): Promise<n
 const modeEnv = () => ({
   DATABASE_URL: process.env.DATABASE_URL,
   REDIS_URL: process.env.REDIS_URL,
-  KEY_ENCRYPTION_KEY: process.env.DATABASE_URL ? randomBytes(32).toString('base64') : undefined,
+  KEY_ENCRYPTION_KEY: process.env.DATABASE_URL ? TEST_KEY_ENCRYPTION_KEY : undefined,
 });
 
 describe('npm start (api process)', () => {

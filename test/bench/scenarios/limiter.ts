@@ -4,7 +4,7 @@
  * api instances, one with RATE_LIMITS=on and one with it off; the line reports both latencies
  * and the difference. Modes: `redis` (counters in Redis, shared by processes) and `memory`.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { AccessService } from '@app/access';
@@ -15,13 +15,16 @@ import { BenchResult, envInt, errorMessage, failedResult, log, round, runLoad, S
 
 const DEFAULT_DB = 'postgres://postgres@127.0.0.1:5432/test';
 const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
+// The key the test suites use on the same `test` database (test/support/test-kek.ts): the signing
+// keys stored there are sealed under it.
+const TEST_KEY_ENCRYPTION_KEY = createHash('sha256').update('sigil test key-encryption key').digest('base64');
 
 async function measure(mode: string, limits: 'on' | 'off', n: number, concurrency: number) {
   const schemaDb = process.env.DATABASE_URL ?? DEFAULT_DB;
   const config = loadConfig({
     DATABASE_URL: schemaDb,
     REDIS_URL: mode === 'redis' ? (process.env.REDIS_URL ?? DEFAULT_REDIS) : undefined,
-    KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY,
     RATE_LIMITS: limits,
     RATE_LIMIT_KEY_PER_MINUTE: String(1_000_000_000),
     LOG_LEVEL: 'silent',

@@ -13,7 +13,7 @@ export interface PgDatabaseOptions {
 export class PgDatabase extends SqlDatabase {
   readonly kind = 'postgres' as const;
   private readonly pool: Pool;
-  private listener: PoolClient | null = null;
+  private listener: Promise<PoolClient> | null = null;
   private readonly listeners = new Map<string, Set<() => void>>();
 
   constructor(private readonly options: PgDatabaseOptions) {
@@ -62,16 +62,18 @@ export class PgDatabase extends SqlDatabase {
   }
 
   async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
-    if (!this.listener) {
-      this.listener = await this.pool.connect();
-      this.listener.on('notification', (msg) => this.listeners.get(msg.channel)?.forEach((cb) => cb()));
-      this.listener.on('error', () => undefined);
-    }
+    // One LISTEN connection per database, shared; concurrent first callers await the same one.
+    this.listener ??= this.pool.connect().then((client) => {
+      client.on('notification', (msg) => this.listeners.get(msg.channel)?.forEach((cb) => cb()));
+      client.on('error', () => undefined);
+      return client;
+    });
+    const client = await this.listener;
     let set = this.listeners.get(channel);
     if (!set) {
       set = new Set();
       this.listeners.set(channel, set);
-      await this.listener.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+      await client.query(`LISTEN "${channel.replace(/"/g, '')}"`);
     }
     set.add(onNotify);
     return async () => {
@@ -85,8 +87,9 @@ export class PgDatabase extends SqlDatabase {
 
   async close(): Promise<void> {
     if (this.listener) {
-      this.listener.release(true);
+      const listener = this.listener;
       this.listener = null;
+      (await listener.catch(() => null))?.release(true);
     }
     await this.pool.end();
   }

@@ -1,4 +1,4 @@
-import { KeyRing, PublicSigningKey, StoredSigningKey } from '@app/crypto';
+import { DecryptionError, KeyRing, PublicSigningKey, StoredSigningKey } from '@app/crypto';
 import { NewEvent, SqlDatabase, SqlEventStore, SqlExecutor } from '@app/event-store';
 
 export const SIGNING_KEYS_STREAM = 'signing-keys';
@@ -43,7 +43,16 @@ export class SigningKeyStore {
       const ring = KeyRing.create(this.kek);
       await this.persist(tx, ring.toStored(), [{ type: 'SigningKeyCreated', data: publicFacts(ring.active()) }]);
     });
-    return this.reload();
+    const ring = await this.reload();
+    try {
+      ring.sign(Buffer.from('startup check'));
+    } catch (err) {
+      if (err instanceof DecryptionError) {
+        throw new Error('KEY_ENCRYPTION_KEY does not decrypt the stored signing keys: start with the key they were sealed under');
+      }
+      throw err;
+    }
+    return ring;
   }
 
   async reload(): Promise<KeyRing> {

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { openTestStore } from '../../../../test/support/test-store';
+import { signingKeyMigrations } from './signing-keys.migrations';
+import { SIGNING_KEYS_STREAM, SigningKeyStore } from './signing-key.store';
+
+describe('SigningKeyStore (on the real store)', () => {
+  let t: Awaited<ReturnType<typeof openTestStore>>;
+  const kek = randomBytes(32);
+  beforeEach(async () => {
+    t = await openTestStore(signingKeyMigrations);
+  });
+  afterEach(() => t?.dispose());
+
+  it('creates one active key once, and keeps private keys out of events and in sealed form only', async () => {
+    const a = new SigningKeyStore(t.db, t.store, kek);
+    const b = new SigningKeyStore(t.db, t.store, kek);
+    await Promise.all([a.start(), b.start()]);
+    expect(a.current.list()).toHaveLength(1);
+    expect(b.current.active().key_id).toBe(a.current.active().key_id);
+    const events = await t.store.readStream(SIGNING_KEYS_STREAM);
+    expect(events.map((e) => e.type)).toEqual(['SigningKeyCreated']);
+    expect(JSON.stringify(events)).not.toMatch(/private|encrypted/);
+    const [secret] = await t.db.query<{ encrypted_private_key: string }>('SELECT encrypted_private_key FROM signing_key_secrets');
+    expect(secret.encrypted_private_key).toMatch(/^v1\./);
+    await a.stop();
+    await b.stop();
+  });
+
+  it('persists rotation and revocation, as events and in the reloaded ring', async () => {
+    const s = new SigningKeyStore(t.db, t.store, kek);
+    await s.start();
+    const first = s.current.active().key_id;
+    const { activated } = await s.rotate();
+    await s.revoke(first);
+    const again = new SigningKeyStore(t.db, t.store, kek);
+    await again.start();
+    expect(again.current.active().key_id).toBe(activated.key_id);
+    expect(again.current.get(first)?.status).toBe('revoked');
+    expect((await t.store.readStream(SIGNING_KEYS_STREAM)).map((e) => e.type)).toEqual([
+      'SigningKeyCreated',
+      'SigningKeyRetired',
+      'SigningKeyCreated',
+      'SigningKeyRevoked',
+    ]);
+    expect((await t.store.verifyStream(SIGNING_KEYS_STREAM)).valid).toBe(true);
+    await s.stop();
+    await again.stop();
+  });
+
+  it('refuses to start under a key-encryption key that does not open the stored keys', async () => {
+    const s = new SigningKeyStore(t.db, t.store, kek);
+    await s.start();
+    await s.stop();
+    const wrong = new SigningKeyStore(t.db, t.store, randomBytes(32));
+    await expect(wrong.start()).rejects.toThrow(/KEY_ENCRYPTION_KEY does not decrypt the stored signing keys/);
+    await wrong.stop();
+  });
+});
