@@ -17,7 +17,7 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['@app/*/*'], message: 'Import a lib only through its index: @app/<lib>.' },
-            { group: ['**/libs/*/src/*', '../../libs/**', '../../../libs/**'], message: 'Import a lib only through @app/<lib>.' },
+            { group: ['**/libs/*/src/*', '../libs/**', '../../libs/**', '../../../libs/**'], message: 'Import a lib only through @app/<lib>.' },
           ],
         },
       ],

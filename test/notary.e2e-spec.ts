@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { AccessService } from '@app/access';
 import { canonicalJson } from '@app/crypto';
 import { SqlDatabase } from '@app/event-store';
-import { SigningKeyStore } from '@app/notary';
+import { manifestRoot, SigningKeyStore } from '@app/notary';
 import { startTestApp, TestApp } from './support/test-app';
 
 ed.hashes.sha512 = (m: Uint8Array) => new Uint8Array(createHash('sha512').update(m).digest());
@@ -133,6 +133,72 @@ describe('notary (e2e)', () => {
 
     await t.app.get(SqlDatabase).query(`UPDATE certificates SET payload = (payload::jsonb || '{"rows": 999}')::json WHERE certificate_id = $1`, [certificate_id]);
     expect((await verify({ certificate_id })).json()).toMatchObject({ verified: false, reason: 'signature_invalid' });
+  });
+
+  it('checks hashes through /api/verify/hash in both body forms, and recomputes through GET /api/verify/{id}', async () => {
+    const { certificate_id, dataset_hash } = (await issue(await keyFor(), { content: 'hash me' })).json();
+    const post = (body: object) => t.app.inject({ method: 'POST', url: '/api/verify/hash', payload: body, headers: { 'x-forwarded-for': ip() } });
+
+    for (const sha256 of [dataset_hash, dataset_hash.slice(7), dataset_hash.slice(7).toUpperCase()]) {
+      expect((await post({ cert_id: certificate_id, sha256 })).json()).toEqual({
+        verified: true,
+        hash_matched: true,
+        signature_valid: true,
+        schema_version: 'service.cert.v1',
+        is_supported: true,
+        is_deprecated: false,
+        issuer: expect.any(String),
+        timestamp: expect.any(String),
+        error: null,
+      });
+    }
+    expect((await post({ cert_id: certificate_id, sha256: '0'.repeat(64) })).json()).toMatchObject({ verified: false, hash_matched: false, signature_valid: true, error: 'hash_mismatch' });
+    expect((await post({ cert_id: '00000000-0000-4000-8000-000000000000', sha256: '0'.repeat(64) })).json()).toMatchObject({ verified: false, error: 'certificate_not_found' });
+    const byHash = (await post({ hash: dataset_hash })).json();
+    expect(byHash).toMatchObject({ verified: true, certificate_id, hash_matched: true });
+    expect(byHash.certificates.map((c: { certificate_id: string }) => c.certificate_id)).toContain(certificate_id);
+    expect((await post({ hash: 'sha256:' + 'f'.repeat(64) })).json()).toMatchObject({ verified: false, error: 'no_certificate_for_hash', certificates: [] });
+    for (const bad of [{}, { cert_id: certificate_id }, { cert_id: 'x', sha256: dataset_hash }, { hash: 'sha256:xyz' }, { sha256: dataset_hash }]) {
+      const res = await post(bad);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'validation_failed' });
+    }
+
+    const recomputed = await get(`/api/verify/${certificate_id}`);
+    expect(recomputed.json()).toMatchObject({ verified: true, checks: { signature: 'valid', canonical_payload_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) } });
+    expect((await get('/api/verify/00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
+    expect((await get('/api/verify/not-an-id')).statusCode).toBe(400);
+  });
+
+  it('validates prediction receipts and manifests, naming the failing field', async () => {
+    const key = await keyFor();
+    const receipt = {
+      artifact_type: 'prediction',
+      artifact_schema: 'prediction_receipt.v1',
+      source: 'forecaster',
+      prediction_id: 'p-1',
+      predicted_at: '2026-11-01T10:00:00Z',
+      context_summary: 'rain tomorrow',
+    };
+    expect((await issue(key, { content: JSON.stringify(receipt) })).statusCode).toBe(200);
+    const missing = await issue(key, { content: JSON.stringify({ ...receipt, predicted_at: undefined }) });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json()).toMatchObject({ error: 'invalid_prediction_receipt', details: [{ field: 'predicted_at' }] });
+
+    const hashes = ['a', 'b', 'c'].map((x) => 'sha256:' + createHash('sha256').update(x).digest('hex'));
+    const manifest = {
+      artifact_type: 'prediction_manifest',
+      artifact_schema: 'prediction_manifest.v1',
+      source: 'forecaster',
+      period_start: '2026-11-01T00:00:00Z',
+      period_end: '2026-11-02T00:00:00Z',
+      prediction_hashes: hashes,
+      manifest_hash: manifestRoot(hashes),
+    };
+    expect((await issue(key, { content: JSON.stringify(manifest) })).statusCode).toBe(200);
+    const wrongRoot = await issue(await keyFor(), { content: JSON.stringify({ ...manifest, manifest_hash: hashes[0] }) });
+    expect(wrongRoot.statusCode).toBe(400);
+    expect(wrongRoot.json()).toMatchObject({ error: 'invalid_prediction_manifest', details: [{ field: 'manifest_hash' }] });
   });
 
   it('publishes the signing keys with an ETag; a rotated-out key still verifies what it signed', async () => {

@@ -12,6 +12,7 @@ import {
   SignedManifest,
   signingMessage,
 } from '../domain/certificate';
+import { validatePredictionPayload } from '../domain/prediction-schemas';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
 
 export const FREE_ISSUANCES = 3;
@@ -84,6 +85,12 @@ export class CertificateService {
       if (err instanceof ContentRejected) throw new AppError(err.code, err.message, 400);
       throw err;
     }
+    // Prediction receipts and manifests must follow their schema (a manifest's hash is the
+    // RFC 6962 root of its prediction hashes), so a proof of inclusion can be checked later.
+    const prediction = validatePredictionPayload(digest.json);
+    if (prediction.kind !== 'none' && !prediction.ok) {
+      throw new AppError(prediction.code, `${prediction.field}: ${prediction.message}`, 400, [{ field: prediction.field, message: prediction.message }]);
+    }
     const certificateId = randomUUID();
     const payload: CertificatePayload = {
       schema_version: CERT_SCHEMA_VERSION,
@@ -96,6 +103,7 @@ export class CertificateService {
       columns: digest.columns,
       content_type: req.type ?? 'text',
       filename: req.filename ?? null,
+      ...(prediction.kind !== 'none' ? { artifact_schema: (digest.json as { artifact_schema: string }).artifact_schema } : {}),
     };
     const { key_id, signature } = this.keys.current.sign(signingMessage(payload));
     const manifest: SignedManifest = {
@@ -147,6 +155,40 @@ export class CertificateService {
     };
   }
 
+  /**
+   * POST /api/verify/hash. With a certificate id: does the certificate verify and certify this
+   * hash? With a hash alone: the certificates of that artifact. Problems go in `error`.
+   */
+  async verifyHash(certificateId: string, sha256: string): Promise<HashVerificationResult> {
+    const hash = normalizeHash(sha256);
+    const m = await this.manifest(certificateId);
+    if (!m) return { ...EMPTY_HASH_RESULT, error: 'certificate_not_found' };
+    const schema = m.payload.schema_version;
+    const supported = SUPPORTED_SCHEMAS.has(schema);
+    const verdict = supported ? this.checkSignature(m) : ({ valid: false, reason: 'unsupported_schema_version' } as const);
+    const hashMatched = hash === m.payload.dataset_hash;
+    return {
+      verified: verdict.valid && hashMatched,
+      hash_matched: hashMatched,
+      signature_valid: verdict.valid,
+      schema_version: schema,
+      is_supported: supported,
+      is_deprecated: schema === 'cert.v2',
+      issuer: m.payload.issuer,
+      timestamp: m.payload.timestamp ?? null,
+      error: !verdict.valid ? verdict.reason : hashMatched ? null : 'hash_mismatch',
+    };
+  }
+
+  /** The certificates issued for an artifact hash (newest first). */
+  async findByHash(sha256: string): Promise<string[]> {
+    const rows = await this.db.query<{ certificate_id: string }>(
+      'SELECT certificate_id FROM certificates WHERE dataset_hash = $1 ORDER BY issued_at DESC LIMIT 100',
+      [normalizeHash(sha256)],
+    );
+    return rows.map((r) => r.certificate_id);
+  }
+
   checkSignature(m: SignedManifest): KeyVerdict {
     const signature = fromBase64Url(m.signature.value);
     if (!signature) return { valid: false, reason: 'signature_invalid' };
@@ -159,6 +201,31 @@ export class CertificateService {
     return this.keys.current.verify(m.signature.key_id, message, signature, new Date(m.payload.timestamp));
   }
 }
+
+export interface HashVerificationResult {
+  verified: boolean;
+  hash_matched: boolean;
+  signature_valid: boolean;
+  schema_version: string;
+  is_supported: boolean;
+  is_deprecated: boolean;
+  issuer: string;
+  timestamp: string | null;
+  error: string | null;
+}
+
+const SUPPORTED_SCHEMAS = new Set(['service.cert.v1', 'cert.v2']);
+const EMPTY_HASH_RESULT: HashVerificationResult = {
+  verified: false,
+  hash_matched: false,
+  signature_valid: false,
+  schema_version: '',
+  is_supported: false,
+  is_deprecated: false,
+  issuer: '',
+  timestamp: null,
+  error: null,
+};
 
 /** `sha256:<hex>` or bare hex, any case → `sha256:<lowercase hex>`; anything else stays as given (no match). */
 function normalizeHash(value: string): string {

@@ -16,6 +16,12 @@ const issueBody = z.object({
   type: z.string().max(64).optional(),
   filename: z.string().max(255).optional(),
 });
+const hashField = z.string().regex(/^(sha256:)?[0-9a-fA-F]{64}$/, 'must be a SHA-256 hash: 64 hex digits, with or without sha256:');
+// Both documented forms: {cert_id, sha256}, or {hash} alone (finds that artifact's certificates).
+const verifyHashBody = z.union([
+  z.object({ cert_id: z.uuid({ error: 'must be a certificate id (uuid)' }), sha256: hashField }),
+  z.object({ hash: hashField }),
+]);
 const verifyBody = z.object({
   certificate_id: z.uuid({ error: 'must be a certificate id (uuid)' }),
   artifact_hash: z.string().max(100).optional(),
@@ -94,6 +100,28 @@ export class NotaryController {
   @ApiOperation({ summary: 'Verify a certificate (and optionally an artifact hash against it)' })
   async verify(@Body(new ZodPipe(verifyBody)) body: z.infer<typeof verifyBody>) {
     return this.certificates.verify(body.certificate_id, body.artifact_hash);
+  }
+
+  @Post('api/verify/hash')
+  @HttpCode(200)
+  @Throttle('public_verify_window')
+  @ApiOperation({ summary: 'Check an artifact hash: {cert_id, sha256} against one certificate, or {hash} to find its certificates' })
+  async verifyHash(@Body(new ZodPipe(verifyHashBody)) body: z.infer<typeof verifyHashBody>) {
+    if ('cert_id' in body) return this.certificates.verifyHash(body.cert_id, body.sha256);
+    const ids = await this.certificates.findByHash(body.hash);
+    if (ids.length === 0) return { verified: false, hash_matched: false, signature_valid: false, schema_version: null, is_supported: false, is_deprecated: false, issuer: null, timestamp: null, error: 'no_certificate_for_hash', certificates: [] };
+    const results = await Promise.all(ids.map(async (id) => ({ certificate_id: id, ...(await this.certificates.verifyHash(id, body.hash)) })));
+    return { ...results[0], certificates: results };
+  }
+
+  /** Server-side recompute of the canonical bytes and signature check, saying which check failed. */
+  @Get('api/verify/:certId')
+  @Throttle('public_verify_window')
+  async verifyById(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>) {
+    const result = await this.certificates.verify(p.certId);
+    if (result.status === 'NOT_FOUND') throw new AppError('not_found', `certificate ${p.certId} not found`, 404);
+    const m = (await this.certificates.manifest(p.certId))!;
+    return { ...result, checks: { canonical_payload_hash: `sha256:${sha256Hex(canonicalJson(m.payload))}`, signature: result.verified ? 'valid' : result.reason } };
   }
 }
 
