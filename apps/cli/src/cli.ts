@@ -1,6 +1,7 @@
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { AccessService, KeyMode, parseScopes, Scope, SCOPES } from '@app/access';
 import { AppError } from '@app/core';
+import type { SigningKeyStore } from '@app/notary';
 
 /**
  * The admin CLI's commands, without any I/O of its own: `parseCommand` turns argv into a
@@ -29,7 +30,10 @@ export type ParsedCommand =
   | { command: 'orgs:create'; name: string }
   | { command: 'keys:create'; orgId: string; scopes: Scope[]; mode: KeyMode; name: string | null }
   | { command: 'keys:list'; orgId: string }
-  | { command: 'keys:revoke'; keyId: string; reason: string | null };
+  | { command: 'keys:revoke'; keyId: string; reason: string | null }
+  | { command: 'signing-keys:list' }
+  | { command: 'signing-keys:rotate' }
+  | { command: 'signing-keys:revoke'; keyId: string };
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -91,6 +95,27 @@ const COMMANDS: Record<string, CommandSpec> = {
     positionals: ['key_id'],
     build: (values, [keyId]) => ({ command: 'keys:revoke', keyId, reason: str(values.reason) ?? null }),
   },
+  'signing-keys:list': {
+    synopsis: 'signing-keys list',
+    summary: "the authority's signing keys and their status (public parts only)",
+    options: {},
+    positionals: [],
+    build: () => ({ command: 'signing-keys:list' }),
+  },
+  'signing-keys:rotate': {
+    synopsis: 'signing-keys rotate',
+    summary: 'make a new active signing key; the old one is retired and still verifies what it signed',
+    options: {},
+    positionals: [],
+    build: () => ({ command: 'signing-keys:rotate' }),
+  },
+  'signing-keys:revoke': {
+    synopsis: 'signing-keys revoke <key_id>',
+    summary: 'revoke a signing key (a compromise); revoking the active key activates a new one',
+    options: {},
+    positionals: ['key_id'],
+    build: (_v, [keyId]) => ({ command: 'signing-keys:revoke', keyId }),
+  },
 };
 
 export const USAGE = [
@@ -110,7 +135,9 @@ export const USAGE = [
 ].join('\n');
 
 export function parseCommand(argv: string[]): ParsedCommand {
-  const [name, ...rest] = argv;
+  // `signing-keys <action>` is written with a space, as the issue and README show it.
+  const joined = argv[0] === 'signing-keys' && argv[1] && !argv[1].startsWith('-') ? [`signing-keys:${argv[1]}`, ...argv.slice(2)] : argv;
+  const [name, ...rest] = joined;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') return { command: 'help' };
   const spec = COMMANDS[name];
   if (!spec) throw new CliError('unknown_command', `unknown command "${name}"; commands: ${Object.keys(COMMANDS).join(', ')}, help`, 2);
@@ -139,8 +166,24 @@ export function parseCommand(argv: string[]): ParsedCommand {
   return spec.build(parsed.values as Record<string, string | boolean | undefined>, positionals);
 }
 
-export async function runCommand(cmd: Exclude<ParsedCommand, { command: 'help' }>, access: AccessService): Promise<object> {
+export interface CliServices {
+  access: AccessService;
+  /** Opened only by the signing-key commands (they need KEY_ENCRYPTION_KEY). */
+  signingKeys(): Promise<SigningKeyStore>;
+}
+
+export async function runCommand(cmd: Exclude<ParsedCommand, { command: 'help' }>, services: CliServices): Promise<object> {
+  const { access } = services;
   switch (cmd.command) {
+    case 'signing-keys:list':
+      return { keys: (await services.signingKeys()).current.list() };
+    case 'signing-keys:rotate':
+      return (await services.signingKeys()).rotate();
+    case 'signing-keys:revoke': {
+      const keys = await services.signingKeys();
+      if (!keys.current.get(cmd.keyId)) throw new AppError('not_found', `signing key ${cmd.keyId} not found`, 404);
+      return keys.revoke(cmd.keyId);
+    }
     case 'orgs:create':
       return access.createOrganization(cmd.name);
     case 'keys:create': {

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { AccessService, accessMigrations } from '@app/access';
-import { AppConfig, AppError, ConfigError, errorBody, loadConfig } from '@app/core';
+import { AppConfig, AppError, ConfigError, errorBody, loadConfig, resolveKeyEncryptionKey } from '@app/core';
 import { DataDirInUse, openEventStore, OpenedEventStore } from '@app/event-store';
+import { certificateMigrations, SigningKeyStore, signingKeyMigrations } from '@app/notary';
 import { CliError, parseCommand, runCommand, USAGE } from './cli';
 
 /**
@@ -20,7 +21,7 @@ function fail(err: CliError): number {
 
 async function open(config: AppConfig): Promise<OpenedEventStore> {
   try {
-    return await openEventStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, migrations: accessMigrations });
+    return await openEventStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations] });
   } catch (err) {
     if (err instanceof DataDirInUse) {
       throw new CliError(
@@ -67,7 +68,22 @@ async function main(argv: string[]): Promise<number> {
     throw err;
   }
   try {
-    const result = await runCommand(cmd, new AccessService(opened.db, opened.store));
+    let signingKeys: SigningKeyStore | null = null;
+    const result = await runCommand(cmd, {
+      access: new AccessService(opened.db, opened.store),
+      signingKeys: async () => {
+        let kek: Buffer;
+        try {
+          kek = resolveKeyEncryptionKey(config);
+        } catch (err) {
+          if (err instanceof ConfigError) throw new CliError('invalid_configuration', err.message, 1);
+          throw err;
+        }
+        signingKeys = new SigningKeyStore(opened.db, opened.store, kek);
+        await signingKeys.start();
+        return signingKeys;
+      },
+    }).finally(() => (signingKeys as SigningKeyStore | null)?.stop());
     printJson(result);
     if (cmd.command === 'orgs:create') {
       hint(`next: npm run cli -- keys:create --org ${(result as { org_id: string }).org_id} --scopes <a,b> --mode test`);
@@ -76,6 +92,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof AppError) return fail(new CliError(err.code, err.message, 1, err.details));
+    if (err instanceof CliError) return fail(err);
     throw err;
   } finally {
     await opened.store.close().catch(() => undefined);
