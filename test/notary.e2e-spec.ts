@@ -77,6 +77,9 @@ describe('notary (e2e)', () => {
     const wrongType = await issue(key, { content: 42 });
     expect(wrongType.statusCode).toBe(400);
     expect(wrongType.json()).toMatchObject({ error: 'validation_failed', details: [{ field: 'content' }] });
+    // Exactly at the limit, in 3-byte characters (15 MB of body), is accepted.
+    const atLimit = await issue(await keyFor(), { content: '€'.repeat(5_000_000) });
+    expect(atLimit.statusCode).toBe(200);
     const big = await issue(key, { content: 'a'.repeat(5_000_001) });
     expect(big.statusCode).toBe(413);
     expect(big.json()).toMatchObject({ ok: false, error: 'content_too_large' });

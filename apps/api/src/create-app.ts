@@ -4,6 +4,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '@app/core';
 import { createLogger, ErrorEnvelopeFilter, Logger, PinoNestLogger, requestIdFor } from '@app/http';
+import { ISSUANCE_BODY_LIMIT_BYTES } from '@app/notary';
 import { Lifecycle } from '@app/platform';
 import { AppModule } from './app.module';
 
@@ -31,6 +32,10 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   });
   app.useGlobalFilters(new ErrorEnvelopeFilter());
   const fastify = app.getHttpAdapter().getInstance();
+  // Routes registered at init; the issuance route gets the larger body it needs.
+  fastify.addHook('onRoute', (route) => {
+    if (route.url === '/api/notary/create') route.bodyLimit = ISSUANCE_BODY_LIMIT_BYTES;
+  });
   fastify.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });

@@ -47,7 +47,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
   WORKERS: z.enum(['on', 'off']).default('on'),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(6 * 1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
   /** Requests per minute one authenticated key may make. */
   RATE_LIMIT_KEY_PER_MINUTE: z.coerce.number().int().min(1).default(1200),

@@ -10,6 +10,11 @@ import { canonicalJson, CanonicalizationError, sha256Hex } from '@app/crypto';
 export const CERT_SCHEMA_VERSION = 'service.cert.v1';
 export const MANIFEST_SCHEMA_VERSION = 'service.manifest.v1';
 export const MAX_CONTENT_CHARS = 5_000_000;
+/**
+ * The issuance body limit: 5,000,000 characters can take up to 6 bytes each in a JSON string
+ * (\u00XX escapes), plus the envelope. Only this route accepts bodies this large.
+ */
+export const ISSUANCE_BODY_LIMIT_BYTES = 6 * MAX_CONTENT_CHARS + 64 * 1024;
 
 export interface ContentDigest {
   dataset_hash: string;
