@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { AccessService } from '@app/access';
 import { canonicalJson } from '@app/crypto';
 import { SqlDatabase } from '@app/event-store';
-import { manifestRoot, SigningKeyStore } from '@app/notary';
+import { manifestRoot, SigningKeyStore, verifyPredictionProof } from '@app/notary';
 import { startTestApp, TestApp } from './support/test-app';
 
 ed.hashes.sha512 = (m: Uint8Array) => new Uint8Array(createHash('sha512').update(m).digest());
@@ -198,7 +198,19 @@ describe('notary (e2e)', () => {
       prediction_hashes: hashes,
       manifest_hash: manifestRoot(hashes),
     };
-    expect((await issue(key, { content: JSON.stringify(manifest) })).statusCode).toBe(200);
+    const certified = await issue(key, { content: JSON.stringify(manifest) });
+    expect(certified.statusCode).toBe(200);
+    const manifestId = certified.json().certificate_id;
+    const proof = await get(`/api/predictions/proof?certificate_id=${manifestId}&hash=${hashes[1]}`);
+    expect(proof.statusCode).toBe(200);
+    expect(proof.json()).toMatchObject({ certificate_id: manifestId, manifest_hash: manifest.manifest_hash, verified: true, proof: { leaf_index: 1, tree_size: 3, root: manifest.manifest_hash } });
+    // The proof checks offline against the certified manifest hash, and not against another root.
+    expect(verifyPredictionProof(proof.json().proof, hashes[1], manifest.manifest_hash)).toBe(true);
+    expect(verifyPredictionProof(proof.json().proof, hashes[2], manifest.manifest_hash)).toBe(false);
+    const notListed = await get(`/api/predictions/proof?certificate_id=${manifestId}&hash=sha256:${'1'.repeat(64)}`);
+    expect(notListed.statusCode).toBe(404);
+    expect((await get(`/api/predictions/proof?certificate_id=${manifestId}&hash=nope`)).statusCode).toBe(400);
+    expect((await get(`/api/predictions/proof?certificate_id=00000000-0000-4000-8000-000000000000&hash=${hashes[1]}`)).statusCode).toBe(404);
     const wrongRoot = await issue(await keyFor(), { content: JSON.stringify({ ...manifest, manifest_hash: hashes[0] }) });
     expect(wrongRoot.statusCode).toBe(400);
     expect(wrongRoot.json()).toMatchObject({ error: 'invalid_prediction_manifest', details: [{ field: 'manifest_hash' }] });

@@ -13,6 +13,7 @@ import {
   signingMessage,
 } from '../domain/certificate';
 import { validatePredictionPayload } from '../domain/prediction-schemas';
+import { predictionInclusionProof, verifyPredictionProof } from '../domain/merkle';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
 
 export const FREE_ISSUANCES = 3;
@@ -27,6 +28,8 @@ export interface IssueRequest {
 export interface CertificateIssued {
   org_id: string;
   manifest: SignedManifest;
+  /** For a prediction manifest: its hashes, so inclusion proofs can be served later. */
+  prediction_hashes?: string[];
 }
 
 export interface VerificationResult {
@@ -45,7 +48,7 @@ export interface VerificationResult {
 /** The certificates read model, applied inside the issuing transaction. */
 export async function applyCertificateEvent(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
   if (event.type !== 'CertificateIssued') return;
-  const { org_id, manifest } = event.data as CertificateIssued;
+  const { org_id, manifest, prediction_hashes } = event.data as CertificateIssued;
   await tx.query(
     `INSERT INTO certificates (certificate_id, org_id, schema_version, payload, signature, key_id, dataset_hash, issued_at)
      VALUES ($1, $2, $3, $4::json, $5, $6, $7, $8) ON CONFLICT (certificate_id) DO NOTHING`,
@@ -60,6 +63,12 @@ export async function applyCertificateEvent(event: RecordedEvent, tx: SqlExecuto
       manifest.payload.timestamp,
     ],
   );
+  if (prediction_hashes) {
+    await tx.query(
+      'INSERT INTO prediction_manifests (certificate_id, manifest_hash, prediction_hashes) VALUES ($1, $2, $3::json) ON CONFLICT DO NOTHING',
+      [manifest.payload.certification_id, manifest.payload.manifest_hash, JSON.stringify(prediction_hashes)],
+    );
+  }
 }
 
 /**
@@ -104,6 +113,7 @@ export class CertificateService {
       content_type: req.type ?? 'text',
       filename: req.filename ?? null,
       ...(prediction.kind !== 'none' ? { artifact_schema: (digest.json as { artifact_schema: string }).artifact_schema } : {}),
+      ...(prediction.kind === 'manifest' ? { manifest_hash: (digest.json as { manifest_hash: string }).manifest_hash } : {}),
     };
     const { key_id, signature } = this.keys.current.sign(signingMessage(payload));
     const manifest: SignedManifest = {
@@ -118,7 +128,11 @@ export class CertificateService {
       if (Number(n) >= FREE_ISSUANCES) {
         throw new AppError('notary_paywall', `The free quota of ${FREE_ISSUANCES} certifications is used up; add credits through /api/payments/notary-credits-checkout`, 402);
       }
-      const data: CertificateIssued = { org_id: orgId, manifest };
+      const data: CertificateIssued = {
+        org_id: orgId,
+        manifest,
+        ...(prediction.kind === 'manifest' ? { prediction_hashes: (digest.json as { prediction_hashes: string[] }).prediction_hashes } : {}),
+      };
       const result = await this.store.appendIn(tx, certificateStream(certificateId), [{ type: 'CertificateIssued', data }], 'no_stream');
       for (const e of result.events) await applyCertificateEvent(e, tx);
     });
@@ -178,6 +192,18 @@ export class CertificateService {
       timestamp: m.payload.timestamp ?? null,
       error: !verdict.valid ? verdict.reason : hashMatched ? null : 'hash_mismatch',
     };
+  }
+
+  /** The RFC 6962 inclusion proof of one prediction hash in a certified manifest. */
+  async predictionProof(certificateId: string, hash: string) {
+    const [row] = await this.db.query<{ manifest_hash: string; prediction_hashes: string[] }>(
+      'SELECT manifest_hash, prediction_hashes FROM prediction_manifests WHERE certificate_id = $1',
+      [certificateId],
+    );
+    if (!row) throw new AppError('not_found', `no certified prediction manifest ${certificateId}`, 404);
+    const proof = predictionInclusionProof(row.prediction_hashes, hash);
+    if (!proof) throw new AppError('not_found', 'that hash is not among the manifest\'s prediction hashes', 404);
+    return { certificate_id: certificateId, manifest_hash: row.manifest_hash, prediction_hash: hash, proof, verified: verifyPredictionProof(proof, hash, row.manifest_hash) };
   }
 
   /** The certificates issued for an artifact hash (newest first). */

@@ -18,4 +18,14 @@ export const certificateMigrations: Migration[] = [
       CREATE INDEX IF NOT EXISTS certificates_hash ON certificates (dataset_hash);
     `,
   },
+  {
+    id: 'notary_003_prediction_manifests',
+    sql: `
+      CREATE TABLE IF NOT EXISTS prediction_manifests (
+        certificate_id    uuid PRIMARY KEY REFERENCES certificates (certificate_id),
+        manifest_hash     text NOT NULL,
+        prediction_hashes json NOT NULL
+      );
+    `,
+  },
 ];

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
@@ -22,6 +22,10 @@ const verifyHashBody = z.union([
   z.object({ cert_id: z.uuid({ error: 'must be a certificate id (uuid)' }), sha256: hashField }),
   z.object({ hash: hashField }),
 ]);
+const proofQuery = z.object({
+  certificate_id: z.uuid({ error: 'must be a certificate id (uuid)' }),
+  hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex>'),
+});
 const verifyBody = z.object({
   certificate_id: z.uuid({ error: 'must be a certificate id (uuid)' }),
   artifact_hash: z.string().max(100).optional(),
@@ -112,6 +116,13 @@ export class NotaryController {
     if (ids.length === 0) return { verified: false, hash_matched: false, signature_valid: false, schema_version: null, is_supported: false, is_deprecated: false, issuer: null, timestamp: null, error: 'no_certificate_for_hash', certificates: [] };
     const results = await Promise.all(ids.map(async (id) => ({ certificate_id: id, ...(await this.certificates.verifyHash(id, body.hash)) })));
     return { ...results[0], certificates: results };
+  }
+
+  /** One prediction's inclusion in a certified manifest; checkable offline against manifest_hash. */
+  @Get('api/predictions/proof')
+  @Throttle('public_verify_window')
+  async predictionProof(@Query(new ZodPipe(proofQuery, 'query')) q: z.infer<typeof proofQuery>) {
+    return this.certificates.predictionProof(q.certificate_id, q.hash);
   }
 
   /** Server-side recompute of the canonical bytes and signature check, saying which check failed. */
