@@ -10,9 +10,10 @@
 import { BenchResult, Scenario, UsageError, emit, errorMessage, isFailed, log, runInterruptCleanups } from './harness';
 import { appendScenario } from './scenarios/append';
 import { limiterScenario } from './scenarios/limiter';
+import { verifyScenario } from './scenarios/verify';
 
 /** Run order when no scenario is named. */
-const SCENARIOS: Scenario[] = [appendScenario, limiterScenario];
+const SCENARIOS: Scenario[] = [appendScenario, verifyScenario, limiterScenario];
 
 function usage(): string {
   const width = Math.max(...SCENARIOS.map((s) => s.name.length));
