@@ -4,40 +4,20 @@
  * api instances, one with RATE_LIMITS=on and one with it off; the line reports both latencies
  * and the difference. Modes: `redis` (counters in Redis, shared by processes) and `memory`.
  */
-import { createHash } from 'node:crypto';
-import { AddressInfo } from 'node:net';
 import { Client } from 'pg';
-import { AccessService } from '@app/access';
-import { loadConfig } from '@app/core';
-import { createLogger } from '@app/http';
-import { createApp } from '../../../apps/api/src/create-app';
+import { DEFAULT_DATABASE_URL, startBenchApi } from '../api';
 import { BenchResult, envInt, errorMessage, failedResult, log, round, runLoad, Scenario, summarize } from '../harness';
 
-const DEFAULT_DB = 'postgres://postgres@127.0.0.1:5432/test';
-const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
-// The key the test suites use on the same `test` database (test/support/test-kek.ts): the signing
-// keys stored there are sealed under it.
-const TEST_KEY_ENCRYPTION_KEY = createHash('sha256').update('sigil test key-encryption key').digest('base64');
-
 async function measure(mode: string, limits: 'on' | 'off', n: number, concurrency: number) {
-  const schemaDb = process.env.DATABASE_URL ?? DEFAULT_DB;
-  const config = loadConfig({
-    DATABASE_URL: schemaDb,
-    REDIS_URL: mode === 'redis' ? (process.env.REDIS_URL ?? DEFAULT_REDIS) : undefined,
-    KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY,
-    RATE_LIMITS: limits,
-    RATE_LIMIT_KEY_PER_MINUTE: String(1_000_000_000),
-    LOG_LEVEL: 'silent',
-    WORKERS: 'off',
+  const api = await startBenchApi({
+    redis: mode === 'redis',
+    env: { RATE_LIMITS: limits, RATE_LIMIT_KEY_PER_MINUTE: String(1_000_000_000) },
+    scopes: ['payments:read'],
+    orgName: `bench-limiter-${limits}`,
   });
-  const app = await createApp(config, { logger: createLogger('silent') });
-  await app.listen({ port: 0, host: '127.0.0.1' });
   try {
-    const { port } = app.getHttpServer().address() as AddressInfo;
-    const access = app.get(AccessService);
-    const org = await access.createOrganization(`bench-limiter-${limits}`);
-    const { key } = await access.createApiKey(org.org_id, { scopes: ['payments:read'], mode: 'test' });
-    const url = `http://127.0.0.1:${port}/api/me`;
+    const { key } = api;
+    const url = `${api.url}/api/me`;
     const headers = { authorization: `Bearer ${key}` };
     const call = async () => {
       const res = await fetch(url, { headers });
@@ -47,7 +27,7 @@ async function measure(mode: string, limits: 'on' | 'off', n: number, concurrenc
     await runLoad({ label: `limiter/${mode}/${limits} warm-up`, operations: Math.min(2000, n), concurrency, worker: () => call, progressMs: 0 });
     return await runLoad({ label: `limiter/${mode}/${limits}`, operations: n, concurrency, worker: () => call });
   } finally {
-    await app.close();
+    await api.close();
   }
 }
 
@@ -60,7 +40,7 @@ export const limiterScenario: Scenario = {
     const concurrency = envInt('BENCH_CONCURRENCY', 16);
     const base = { bench: 'limiter', mode, n, concurrency };
     try {
-      const probe = new Client({ connectionString: process.env.DATABASE_URL ?? DEFAULT_DB });
+      const probe = new Client({ connectionString: process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL });
       await probe.connect();
       await probe.end();
       // Alternate so that neither side always runs on a colder process.
