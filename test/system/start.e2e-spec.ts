@@ -73,6 +73,9 @@ describe('npm start (api process)', () => {
     expect(tookMs).toBeLessThan(30_000);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     expect(r.stderr.join('')).toContain(`Sigil is running at http://localhost:${port}`);
+    expect(r.stderr.join('')).toContain(`Sandbox key: curl -X POST http://localhost:${port}/api/sandbox/keys`);
+    // Embedded first start: a demo organization and a test key with every scope, shown once.
+    if (!process.env.DATABASE_URL) expect(r.stderr.join('')).toMatch(/First start: created the demo organization org_[0-9a-f]{24}[\s\S]*cdp_test_[0-9a-f]{64}/);
 
     r.child.kill('SIGTERM');
     expect(await r.exited).toBe(0);
@@ -94,6 +97,7 @@ describe('npm start (api process)', () => {
     r.child.kill('SIGTERM');
     expect(await r.exited).toBe(0);
     expect(readFileSync(kekFile, 'utf8')).toBe(kek);
+    expect(r.stderr.join('')).not.toContain('First start');
   }, 60_000);
 
   it.each([

@@ -25,7 +25,8 @@ async function main(): Promise<void> {
   process.stderr.write(
     `\nSigil is running at ${config.BASE_URL} (${where}).\n` +
       `  Health:   ${config.BASE_URL}/healthz   Ready: ${config.BASE_URL}/readyz\n` +
-      `  API docs: ${config.BASE_URL}/docs   (OpenAPI: ${config.BASE_URL}/openapi.json)\n\n`,
+      `  API docs: ${config.BASE_URL}/docs   (OpenAPI: ${config.BASE_URL}/openapi.json)\n` +
+      `  Sandbox key: curl -X POST ${config.BASE_URL}/api/sandbox/keys\n\n`,
   );
 
   let stopping = false;
