@@ -5,7 +5,7 @@ import { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig, loadConfig } from '@app/core';
 import { createLogger } from '@app/http';
-import { createApp } from '../../apps/api/src/create-app';
+import { createApp, CreateAppOptions } from '../../apps/api/src/create-app';
 import { TEST_KEY_ENCRYPTION_KEY } from './test-kek';
 
 /**
@@ -18,7 +18,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}, imports: Type[] = []): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, imports: Type[] = [], options: Pick<CreateAppOptions, 'settlementProvider'> = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sigil-e2e-'));
   const config = loadConfig({
     DATABASE_URL: process.env.DATABASE_URL,
@@ -28,7 +28,7 @@ export async function startTestApp(env: Record<string, string> = {}, imports: Ty
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const app = await createApp(config, { logger: createLogger(config.LOG_LEVEL), imports });
+  const app = await createApp(config, { logger: createLogger(config.LOG_LEVEL), imports, ...options });
   await app.getHttpAdapter().getInstance().ready();
   return {
     app,

@@ -2,7 +2,8 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import type { Logger } from '@app/http';
 import { AccessModule, accessMigrations } from '@app/access';
-import { certificateMigrations, NotaryModule, signingKeyMigrations } from '@app/notary';
+import { certificateMigrations, creditMigrations, NotaryModule, signingKeyMigrations } from '@app/notary';
+import type { SettlementProvider } from '@app/settlement';
 import { PlatformModule } from '@app/platform';
 import { HealthController } from './health/health.controller';
 
@@ -11,17 +12,18 @@ export interface AppModuleOptions {
   logger: Logger;
   /** Extra modules (tests add probes here). */
   imports?: Type[];
+  settlementProvider?: SettlementProvider;
 }
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, logger, imports = [] }: AppModuleOptions): DynamicModule {
+  static forRoot({ config, logger, imports = [], settlementProvider }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations] }),
+        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations] }),
         AccessModule.forRoot(config),
-        NotaryModule.forRoot(config),
+        NotaryModule.forRoot(config, { settlementProvider }),
         ...imports,
       ],
       controllers: [HealthController],

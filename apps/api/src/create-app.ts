@@ -6,11 +6,13 @@ import { AppConfig } from '@app/core';
 import { createLogger, ErrorEnvelopeFilter, Logger, PinoNestLogger, requestIdFor } from '@app/http';
 import { ISSUANCE_BODY_LIMIT_BYTES } from '@app/notary';
 import { Lifecycle } from '@app/platform';
+import type { SettlementProvider } from '@app/settlement';
 import { AppModule } from './app.module';
 
 export interface CreateAppOptions {
   logger?: Logger;
   imports?: Type[];
+  settlementProvider?: SettlementProvider;
 }
 
 /** Builds the HTTP app (not yet listening): used by main.ts and by the e2e tests alike. */
@@ -26,7 +28,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     // Per-IP limits need the client's address; behind a proxy it comes from X-Forwarded-For.
     trustProxy: config.TRUST_PROXY,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, logger, imports: options.imports }), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, logger, imports: options.imports, settlementProvider: options.settlementProvider }), adapter, {
     logger: new PinoNestLogger(logger),
     bufferLogs: false,
   });

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { AccessService, accessMigrations } from '@app/access';
 import { AppConfig, AppError, ConfigError, errorBody, loadConfig, resolveKeyEncryptionKey } from '@app/core';
 import { DataDirInUse, openEventStore, OpenedEventStore } from '@app/event-store';
-import { certificateMigrations, SigningKeyStore, signingKeyMigrations } from '@app/notary';
+import { certificateMigrations, creditMigrations, SigningKeyStore, signingKeyMigrations } from '@app/notary';
 import { CliError, parseCommand, runCommand, USAGE } from './cli';
 
 /**
@@ -21,7 +21,7 @@ function fail(err: CliError): number {
 
 async function open(config: AppConfig): Promise<OpenedEventStore> {
   try {
-    return await openEventStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations] });
+    return await openEventStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations] });
   } catch (err) {
     if (err instanceof DataDirInUse) {
       throw new CliError(

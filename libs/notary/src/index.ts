@@ -6,3 +6,5 @@ export * from './signing-keys/signing-key.store';
 export * from './certificates/certificates.migrations';
 export * from './certificates/certificate.service';
 export * from './http/notary.module';
+export * from './credits/credits.migrations';
+export * from './credits/credits.service';

@@ -125,8 +125,9 @@ export class CertificateService {
       // One issuance at a time per organization, so the free quota cannot be overrun by a race.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`notary:${orgId}`]);
       const [{ n }] = await tx.query<{ n: string | number }>('SELECT count(*) AS n FROM certificates WHERE org_id = $1', [orgId]);
-      if (Number(n) >= FREE_ISSUANCES) {
-        throw new AppError('notary_paywall', `The free quota of ${FREE_ISSUANCES} certifications is used up; add credits through /api/payments/notary-credits-checkout`, 402);
+      const [credits] = await tx.query<{ purchased: number }>('SELECT purchased FROM notary_credits WHERE org_id = $1', [orgId]);
+      if (Number(n) >= FREE_ISSUANCES + Number(credits?.purchased ?? 0)) {
+        throw new AppError('notary_paywall', `The free quota of ${FREE_ISSUANCES} certifications and any credits are used up; add credits through /api/payments/notary-credits-checkout`, 402);
       }
       const data: CertificateIssued = {
         org_id: orgId,

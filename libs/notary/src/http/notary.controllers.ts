@@ -9,6 +9,7 @@ import { ZodPipe } from '@app/http';
 import { certificateView, SignedManifest } from '../domain/certificate';
 import { CertificateService } from '../certificates/certificate.service';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
+import { CreditsService } from '../credits/credits.service';
 
 const idParams = z.object({ certId: z.uuid({ error: 'must be a certificate id (uuid)' }) });
 const issueBody = z.object({
@@ -26,6 +27,8 @@ const proofQuery = z.object({
   certificate_id: z.uuid({ error: 'must be a certificate id (uuid)' }),
   hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex>'),
 });
+const checkoutBody = z.object({ credits: z.number().int().min(1).max(10_000) }).strict();
+const idempotencyKey = z.string().regex(/^[A-Za-z0-9._:-]{1,255}$/, 'Idempotency-Key must be 1..255 of letters, digits, . _ : -');
 const verifyBody = z.object({
   certificate_id: z.uuid({ error: 'must be a certificate id (uuid)' }),
   artifact_hash: z.string().max(100).optional(),
@@ -153,5 +156,25 @@ export class SigningKeysController {
       return '';
     }
     return body;
+  }
+}
+
+@ApiTags('certificates')
+@ApiBearerAuth()
+@Controller('api/payments')
+export class CreditsController {
+  constructor(private readonly credits: CreditsService) {}
+
+  /** Buys issuance credits (100 cents each) through the settlement provider; the sandbox completes at once. */
+  @Post('notary-credits-checkout')
+  @HttpCode(200)
+  @Authenticated('certificates:write')
+  async checkout(
+    @Caller() caller: AccessContext,
+    @Body(new ZodPipe(checkoutBody)) body: z.infer<typeof checkoutBody>,
+    @Headers('idempotency-key') key: string | undefined,
+  ) {
+    const idem = key === undefined ? undefined : new ZodPipe(idempotencyKey, 'params').transform(key);
+    return this.credits.checkout(caller.principal!.orgId, body.credits, idem);
   }
 }

@@ -3,17 +3,20 @@ import { AppConfig, KEY_ENCRYPTION_KEY } from '@app/core';
 import { SqlDatabase, SqlEventStore } from '@app/event-store';
 import { CertificateService } from '../certificates/certificate.service';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
-import { NotaryController, SigningKeysController } from './notary.controllers';
+import { CreditsService } from '../credits/credits.service';
+import { SandboxSettlementProvider, SettlementProvider } from '@app/settlement';
+import { CreditsController, NotaryController, SigningKeysController } from './notary.controllers';
 
 /** Certificate issuance, retrieval and verification, and the published signing keys. */
 @Module({})
 export class NotaryModule implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(SigningKeyStore) private readonly keys: SigningKeyStore) {}
 
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `settlementProvider`: the sandbox provider unless another is given (tests script failures). */
+  static forRoot(config: AppConfig, options: { settlementProvider?: SettlementProvider } = {}): DynamicModule {
     return {
       module: NotaryModule,
-      controllers: [NotaryController, SigningKeysController],
+      controllers: [NotaryController, SigningKeysController, CreditsController],
       providers: [
         {
           provide: SigningKeyStore,
@@ -25,8 +28,14 @@ export class NotaryModule implements OnModuleInit, OnApplicationShutdown {
           useFactory: (db: SqlDatabase, store: SqlEventStore, keys: SigningKeyStore) => new CertificateService(db, store, keys, new URL(config.BASE_URL).host),
           inject: [SqlDatabase, SqlEventStore, SigningKeyStore],
         },
+        { provide: SettlementProvider, useValue: options.settlementProvider ?? new SandboxSettlementProvider() },
+        {
+          provide: CreditsService,
+          useFactory: (db: SqlDatabase, store: SqlEventStore, provider: SettlementProvider) => new CreditsService(db, store, provider),
+          inject: [SqlDatabase, SqlEventStore, SettlementProvider],
+        },
       ],
-      exports: [CertificateService, SigningKeyStore],
+      exports: [CertificateService, SigningKeyStore, CreditsService],
     };
   }
 

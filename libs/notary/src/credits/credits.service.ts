@@ -1,0 +1,95 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { AppError } from '@app/core';
+import { SqlDatabase, SqlEventStore, SqlExecutor } from '@app/event-store';
+import { SettlementProvider } from '@app/settlement';
+
+export const CREDIT_PRICE_CENTS = 100;
+export const creditsStream = (orgId: string) => `notary-credits-${orgId}`;
+
+/** A uuid derived from a name: the same completion always gets the same event id. */
+export function derivedEventId(name: string): string {
+  const h = createHash('sha256').update(name).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+export interface CheckoutResult {
+  checkout_id: string;
+  status: 'completed' | 'declined' | 'failed';
+  credits: number;
+  amount_cents: number;
+  provider: string;
+  provider_reference: string | null;
+  reason: string | null;
+  credits_purchased_total: number;
+}
+
+/**
+ * Issuance credits beyond the free quota, bought through the SettlementProvider port. A
+ * completed purchase is the event NotaryCreditsPurchased with an id derived from the checkout,
+ * so a duplicate completion is an idempotent replay and never adds credits twice; a failed or
+ * declined purchase adds none.
+ */
+export class CreditsService {
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly store: SqlEventStore,
+    private readonly provider: SettlementProvider,
+  ) {}
+
+  async purchased(orgId: string, tx: SqlExecutor = this.db): Promise<number> {
+    const [row] = await tx.query<{ purchased: number }>('SELECT purchased FROM notary_credits WHERE org_id = $1', [orgId]);
+    return row ? Number(row.purchased) : 0;
+  }
+
+  /** Starts and (with the sandbox provider, at once) completes a purchase. */
+  async checkout(orgId: string, credits: number, idempotencyKey?: string): Promise<CheckoutResult> {
+    // The same Idempotency-Key is the same checkout: retried requests charge and credit once.
+    const checkoutId = idempotencyKey ? derivedEventId(`checkout:${orgId}:${idempotencyKey}`) : randomUUID();
+    const amount = credits * CREDIT_PRICE_CENTS;
+    const outcome = await this.provider.charge({
+      idempotencyKey: `notary-credits:${checkoutId}`,
+      amountCents: amount,
+      currency: 'USD',
+      description: `${credits} notary credits`,
+    });
+    const base = { checkout_id: checkoutId, credits, amount_cents: amount, provider: this.provider.name };
+    if (outcome.status !== 'succeeded') {
+      await this.store.append(creditsStream(orgId), [
+        {
+          event_id: derivedEventId(`${checkoutId}:failed:${outcome.status}`),
+          type: 'NotaryCreditsCheckoutFailed',
+          data: { checkout_id: checkoutId, status: outcome.status, reason: outcome.reason },
+        },
+      ]);
+      return {
+        ...base,
+        status: outcome.status === 'declined' ? 'declined' : 'failed',
+        provider_reference: outcome.status === 'declined' ? outcome.providerReference : null,
+        reason: outcome.reason,
+        credits_purchased_total: await this.purchased(orgId),
+      };
+    }
+    await this.complete(orgId, checkoutId, credits, outcome.providerReference);
+    return { ...base, status: 'completed', provider_reference: outcome.providerReference, reason: null, credits_purchased_total: await this.purchased(orgId) };
+  }
+
+  /** Records a completed purchase; completing the same checkout again changes nothing. */
+  async complete(orgId: string, checkoutId: string, credits: number, providerReference: string): Promise<void> {
+    if (!Number.isInteger(credits) || credits < 1) throw new AppError('validation_failed', 'credits must be a positive integer', 400);
+    await this.db.transaction(async (tx) => {
+      const result = await this.store.appendIn(tx, creditsStream(orgId), [
+        {
+          event_id: derivedEventId(`${checkoutId}:purchased`),
+          type: 'NotaryCreditsPurchased',
+          data: { checkout_id: checkoutId, credits, provider: this.provider.name, provider_reference: providerReference },
+        },
+      ]);
+      if (result.idempotentReplay) return;
+      await tx.query(
+        `INSERT INTO notary_credits (org_id, purchased) VALUES ($1, $2)
+         ON CONFLICT (org_id) DO UPDATE SET purchased = notary_credits.purchased + EXCLUDED.purchased`,
+        [orgId, credits],
+      );
+    });
+  }
+}

@@ -1,0 +1,2 @@
+export * from './settlement-provider.port';
+export * from './sandbox-provider';

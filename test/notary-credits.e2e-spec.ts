@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { AccessService } from '@app/access';
+import { CreditsService } from '@app/notary';
+import { ChargeOutcome, ChargeRequest, SettlementProvider } from '@app/settlement';
+import { startTestApp, TestApp } from './support/test-app';
+
+/** A provider whose next outcomes the test decides. */
+class ScriptedProvider extends SettlementProvider {
+  readonly name = 'scripted';
+  readonly charges: ChargeRequest[] = [];
+  next: ChargeOutcome[] = [];
+  async charge(request: ChargeRequest): Promise<ChargeOutcome> {
+    this.charges.push(request);
+    return this.next.shift() ?? { status: 'succeeded', providerReference: `ref-${this.charges.length}` };
+  }
+  async lookup(): Promise<ChargeOutcome | null> {
+    return null;
+  }
+}
+
+describe('notary credits (e2e)', () => {
+  let t: TestApp;
+  let scripted: TestApp;
+  const provider = new ScriptedProvider();
+  beforeAll(async () => {
+    t = await startTestApp({ TRUST_PROXY: 'true' });
+    scripted = await startTestApp({ TRUST_PROXY: 'true' }, [], { settlementProvider: provider });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await scripted?.close();
+  });
+
+  const ip = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
+  const keyIn = async (app: TestApp, scopes: Parameters<AccessService['createApiKey']>[1]['scopes'] = ['certificates:write']) => {
+    const access = app.app.get(AccessService);
+    const org = await access.createOrganization(`credits-${randomBytes(3).toString('hex')}`);
+    return { orgId: org.org_id, key: (await access.createApiKey(org.org_id, { scopes, mode: 'test' })).key };
+  };
+  const post = (app: TestApp, url: string, key: string | null, payload: unknown, headers: Record<string, string> = {}) =>
+    app.app.inject({ method: 'POST', url, payload: payload as object, headers: { 'x-forwarded-for': ip(), ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
+  const issue = (app: TestApp, key: string, n: number) => post(app, '/api/notary/create', key, { content: `doc ${n} ${randomBytes(4).toString('hex')}` });
+
+  it('buys credits through the sandbox provider, and each credit is one more issuance past the free three', async () => {
+    const { key } = await keyIn(t);
+    for (let i = 0; i < 3; i++) expect((await issue(t, key, i)).statusCode).toBe(200);
+    expect((await issue(t, key, 3)).statusCode).toBe(402);
+
+    const bought = await post(t, '/api/payments/notary-credits-checkout', key, { credits: 2 });
+    expect(bought.statusCode).toBe(200);
+    expect(bought.json()).toMatchObject({ status: 'completed', credits: 2, amount_cents: 200, provider: 'sandbox', provider_reference: expect.stringMatching(/^sbx_/), credits_purchased_total: 2 });
+    expect((await issue(t, key, 4)).statusCode).toBe(200);
+    expect((await issue(t, key, 5)).statusCode).toBe(200);
+    expect((await issue(t, key, 6)).json()).toMatchObject({ error: 'notary_paywall' });
+  });
+
+  it('treats a repeated Idempotency-Key as the same checkout, and a duplicate completion adds nothing', async () => {
+    const { key, orgId } = await keyIn(t);
+    const first = await post(t, '/api/payments/notary-credits-checkout', key, { credits: 5 }, { 'idempotency-key': 'order-77' });
+    const again = await post(t, '/api/payments/notary-credits-checkout', key, { credits: 5 }, { 'idempotency-key': 'order-77' });
+    expect(again.json().checkout_id).toBe(first.json().checkout_id);
+    expect(again.json().credits_purchased_total).toBe(5);
+
+    const credits = t.app.get(CreditsService);
+    await credits.complete(orgId, first.json().checkout_id, 5, first.json().provider_reference);
+    expect(await credits.purchased(orgId)).toBe(5);
+  });
+
+  it('adds no credits when the provider declines or fails', async () => {
+    const { key, orgId } = await keyIn(scripted);
+    provider.next = [
+      { status: 'declined', providerReference: 'd-1', reason: 'insufficient_funds' },
+      { status: 'failed', reason: 'provider_unavailable', retryable: true },
+    ];
+    expect((await post(scripted, '/api/payments/notary-credits-checkout', key, { credits: 3 })).json()).toMatchObject({ status: 'declined', reason: 'insufficient_funds', credits_purchased_total: 0 });
+    expect((await post(scripted, '/api/payments/notary-credits-checkout', key, { credits: 3 })).json()).toMatchObject({ status: 'failed', reason: 'provider_unavailable', credits_purchased_total: 0 });
+    expect(await scripted.app.get(CreditsService).purchased(orgId)).toBe(0);
+    expect(provider.charges.map((c) => c.amountCents)).toEqual([300, 300]);
+  });
+
+  it('refuses bad input, missing keys and keys without certificates:write', async () => {
+    const { key } = await keyIn(t);
+    for (const bad of [{}, { credits: 0 }, { credits: -1 }, { credits: 1.5 }, { credits: 'two' }, { credits: 10_001 }, { credits: 1, extra: true }]) {
+      const res = await post(t, '/api/payments/notary-credits-checkout', key, bad);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ ok: false, error: 'validation_failed' });
+    }
+    expect((await post(t, '/api/payments/notary-credits-checkout', key, { credits: 1 }, { 'idempotency-key': 'has spaces' })).statusCode).toBe(400);
+    expect((await post(t, '/api/payments/notary-credits-checkout', null, { credits: 1 })).statusCode).toBe(401);
+    const { key: readOnly } = await keyIn(t, ['payments:read']);
+    expect((await post(t, '/api/payments/notary-credits-checkout', readOnly, { credits: 1 })).statusCode).toBe(403);
+  });
+});
