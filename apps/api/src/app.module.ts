@@ -2,7 +2,7 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import type { Logger } from '@app/http';
 import { AccessModule, accessMigrations } from '@app/access';
-import { certificateMigrations, creditMigrations, NotaryModule, signingKeyMigrations } from '@app/notary';
+import { certificateMigrations, creditMigrations, NotaryModule, registryMigrations, signingKeyMigrations } from '@app/notary';
 import type { SettlementProvider } from '@app/settlement';
 import { PlatformModule } from '@app/platform';
 import { HealthController } from './health/health.controller';
@@ -21,7 +21,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations] }),
+        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations] }),
         AccessModule.forRoot(config),
         NotaryModule.forRoot(config, { settlementProvider }),
         ...imports,

@@ -8,3 +8,6 @@ export * from './certificates/certificate.service';
 export * from './http/notary.module';
 export * from './credits/credits.migrations';
 export * from './credits/credits.service';
+export * from './registry/registry.migrations';
+export * from './registry/registry.projection';
+export * from './registry/registry.service';

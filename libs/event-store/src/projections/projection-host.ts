@@ -15,6 +15,8 @@ export const PROJECTIONS_ENABLED = Symbol('PROJECTIONS_ENABLED');
 @Injectable()
 export class ProjectionHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly runners: ProjectionRunner[] = [];
+  private readonly registered: Projection[] = [];
+  private started = false;
 
   constructor(
     private readonly db: SqlDatabase,
@@ -24,12 +26,28 @@ export class ProjectionHost implements OnApplicationBootstrap, BeforeApplication
   ) {}
 
   get names(): string[] {
-    return (this.projections ?? []).map((p) => p.name);
+    return this.all().map((p) => p.name);
+  }
+
+  /** Capability modules register their projections while the app initializes. */
+  register(projection: Projection): void {
+    if (this.started) throw new Error(`projection ${projection.name} registered after start`);
+    this.registered.push(projection);
+  }
+
+  private all(): Projection[] {
+    return [...(this.projections ?? []), ...this.registered];
+  }
+
+  /** Runs every projection until it has caught up with what is visible now (tests, CLI). */
+  async catchUp(): Promise<void> {
+    for (const p of this.all()) await new ProjectionRunner(this.db, this.store, p).catchUp();
   }
 
   onApplicationBootstrap(): void {
+    this.started = true;
     if (this.enabled === false) return;
-    for (const projection of this.projections ?? []) {
+    for (const projection of this.all()) {
       const runner = new ProjectionRunner(this.db, this.store, projection);
       this.runners.push(runner);
       runner.start();

@@ -23,6 +23,8 @@ export interface IssueRequest {
   content: string;
   type?: string;
   filename?: string;
+  /** The registry's artifact type; `output` when not given. */
+  artifact_type?: 'dataset' | 'model' | 'system' | 'output';
 }
 
 export interface CertificateIssued {
@@ -112,6 +114,7 @@ export class CertificateService {
       columns: digest.columns,
       content_type: req.type ?? 'text',
       filename: req.filename ?? null,
+      artifact_type: req.artifact_type ?? 'output',
       ...(prediction.kind !== 'none' ? { artifact_schema: (digest.json as { artifact_schema: string }).artifact_schema } : {}),
       ...(prediction.kind === 'manifest' ? { manifest_hash: (digest.json as { manifest_hash: string }).manifest_hash } : {}),
     };

@@ -16,6 +16,7 @@ const issueBody = z.object({
   content: z.string({ error: 'content must be a string' }),
   type: z.string().max(64).optional(),
   filename: z.string().max(255).optional(),
+  artifact_type: z.enum(['dataset', 'model', 'system', 'output']).optional(),
 });
 const hashField = z.string().regex(/^(sha256:)?[0-9a-fA-F]{64}$/, 'must be a SHA-256 hash: 64 hex digits, with or without sha256:');
 // Both documented forms: {cert_id, sha256}, or {hash} alone (finds that artifact's certificates).

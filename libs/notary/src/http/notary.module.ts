@@ -6,17 +6,26 @@ import { SigningKeyStore } from '../signing-keys/signing-key.store';
 import { CreditsService } from '../credits/credits.service';
 import { SandboxSettlementProvider, SettlementProvider } from '@app/settlement';
 import { CreditsController, NotaryController, SigningKeysController } from './notary.controllers';
+import { ProjectionHost } from '@app/event-store';
+import { RegistryController } from '../registry/registry.controller';
+import { registryProjection } from '../registry/registry.projection';
+import { RegistryService } from '../registry/registry.service';
 
 /** Certificate issuance, retrieval and verification, and the published signing keys. */
 @Module({})
 export class NotaryModule implements OnModuleInit, OnApplicationShutdown {
-  constructor(@Inject(SigningKeyStore) private readonly keys: SigningKeyStore) {}
+  constructor(
+    @Inject(SigningKeyStore) private readonly keys: SigningKeyStore,
+    projections: ProjectionHost,
+  ) {
+    projections.register(registryProjection);
+  }
 
   /** `settlementProvider`: the sandbox provider unless another is given (tests script failures). */
   static forRoot(config: AppConfig, options: { settlementProvider?: SettlementProvider } = {}): DynamicModule {
     return {
       module: NotaryModule,
-      controllers: [NotaryController, SigningKeysController, CreditsController],
+      controllers: [NotaryController, SigningKeysController, CreditsController, RegistryController],
       providers: [
         {
           provide: SigningKeyStore,
@@ -34,8 +43,13 @@ export class NotaryModule implements OnModuleInit, OnApplicationShutdown {
           useFactory: (db: SqlDatabase, store: SqlEventStore, provider: SettlementProvider) => new CreditsService(db, store, provider),
           inject: [SqlDatabase, SqlEventStore, SettlementProvider],
         },
+        {
+          provide: RegistryService,
+          useFactory: (db: SqlDatabase, store: SqlEventStore) => new RegistryService(db, store, config.BASE_URL),
+          inject: [SqlDatabase, SqlEventStore],
+        },
       ],
-      exports: [CertificateService, SigningKeyStore, CreditsService],
+      exports: [CertificateService, SigningKeyStore, CreditsService, RegistryService],
     };
   }
 
