@@ -24,9 +24,18 @@ export interface BenchApi {
   close(): Promise<void>;
 }
 
-export async function startBenchApi(options: { redis: boolean; env?: Record<string, string>; scopes: Scope[]; orgName: string }): Promise<BenchApi> {
+export async function startBenchApi(options: {
+  redis: boolean;
+  env?: Record<string, string>;
+  scopes: Scope[];
+  orgName: string;
+  /** Run in this PostgreSQL schema (created if missing), so a scenario's data stays its own. */
+  schema?: string;
+}): Promise<BenchApi> {
+  const base = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  const databaseUrl = options.schema ? `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${options.schema}`)}` : base;
   const config = loadConfig({
-    DATABASE_URL: process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
+    DATABASE_URL: databaseUrl,
     REDIS_URL: options.redis ? (process.env.REDIS_URL ?? DEFAULT_REDIS_URL) : undefined,
     KEY_ENCRYPTION_KEY: process.env.KEY_ENCRYPTION_KEY ?? TEST_KEY_ENCRYPTION_KEY,
     LOG_LEVEL: 'silent',

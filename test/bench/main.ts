@@ -11,9 +11,10 @@ import { BenchResult, Scenario, UsageError, emit, errorMessage, isFailed, log, r
 import { appendScenario } from './scenarios/append';
 import { limiterScenario } from './scenarios/limiter';
 import { verifyScenario } from './scenarios/verify';
+import { registryScenario } from './scenarios/registry';
 
 /** Run order when no scenario is named. */
-const SCENARIOS: Scenario[] = [appendScenario, verifyScenario, limiterScenario];
+const SCENARIOS: Scenario[] = [appendScenario, verifyScenario, registryScenario, limiterScenario];
 
 function usage(): string {
   const width = Math.max(...SCENARIOS.map((s) => s.name.length));
