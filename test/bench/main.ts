@@ -12,9 +12,10 @@ import { appendScenario } from './scenarios/append';
 import { limiterScenario } from './scenarios/limiter';
 import { verifyScenario } from './scenarios/verify';
 import { registryScenario } from './scenarios/registry';
+import { issueScenario } from './scenarios/issue';
 
 /** Run order when no scenario is named. */
-const SCENARIOS: Scenario[] = [appendScenario, verifyScenario, registryScenario, limiterScenario];
+const SCENARIOS: Scenario[] = [appendScenario, issueScenario, verifyScenario, registryScenario, limiterScenario];
 
 function usage(): string {
   const width = Math.max(...SCENARIOS.map((s) => s.name.length));
