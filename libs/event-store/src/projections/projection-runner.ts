@@ -99,9 +99,18 @@ export class ProjectionRunner {
     this.running = null;
   }
 
-  /** Runs batches until the projection has caught up with everything visible now. */
-  async catchUp(): Promise<void> {
-    const head = await this.store.headPosition();
-    while ((await this.checkpoint()) < head) await this.runBatch();
+  /**
+   * Runs batches until the projection has applied everything visible now and everything this
+   * process appended. The second matters because `$all` shows an event only once every older
+   * transaction on the server has finished, which other clients can delay.
+   */
+  async catchUp(timeoutMs = 30_000): Promise<void> {
+    const target = Math.max(await this.store.headPosition(), this.store.lastAppendedPosition + 1);
+    const deadline = Date.now() + timeoutMs;
+    while ((await this.checkpoint()) < target) {
+      if ((await this.runBatch()) > 0) continue;
+      if (Date.now() > deadline) throw new Error(`projection ${this.projection.name} did not catch up within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
   }
 }

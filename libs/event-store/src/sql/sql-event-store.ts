@@ -95,6 +95,8 @@ export class SqlEventStore extends EventStore {
   private notifyTimer: NodeJS.Timeout | null = null;
   private unlisten: Promise<() => Promise<void>> | null = null;
   private closed = false;
+  /** The highest position this instance has appended (committed or not): catch-up targets. */
+  lastAppendedPosition = -1;
   private readonly pollIntervalMs: number;
   private readonly now: () => Date;
 
@@ -187,6 +189,7 @@ export class SqlEventStore extends EventStore {
       hash: hashes[i],
       prev_hash: i === 0 ? row.previous_hash : hashes[i - 1],
     }));
+    this.lastAppendedPosition = Math.max(this.lastAppendedPosition, first + prepared.length - 1);
     return { nextExpectedRevision: current, position: first + prepared.length - 1, idempotentReplay: false, events: recorded };
   }
 
