@@ -55,3 +55,6 @@ export async function startBenchApi(options: {
     throw err;
   }
 }
+
+/** A distinct client IP per operation (sent as X-Forwarded-For), so per-IP limits count but never bind. */
+export const clientIp = (op: number): string => `10.${(op >> 16) & 255}.${(op >> 8) & 255}.${op & 255}`;

@@ -17,3 +17,6 @@ export const fixedClock = (at: Date | string): Clock & { set(at: Date | string):
     },
   };
 };
+
+/** A database timestamp (Date or string) as ISO-8601, keeping null. */
+export const isoOrNull = (v: Date | string | null): string | null => (v === null ? null : new Date(v).toISOString());

@@ -5,7 +5,7 @@
  */
 import { AccessService } from '@app/access';
 import { CreditsService } from '@app/notary';
-import { startBenchApi } from '../api';
+import { startBenchApi, clientIp } from '../api';
 import { BenchResult, envInt, errorMessage, failedResult, runLoad, Scenario, summarize } from '../harness';
 
 export const issueScenario: Scenario = {
@@ -31,7 +31,7 @@ export const issueScenario: Scenario = {
         const worker = (w: number) => async (op: number) => {
           const res = await fetch(`${api.url}/api/notary/create`, {
             method: 'POST',
-            headers: { authorization: `Bearer ${keys[w]}`, 'content-type': 'application/json', 'x-forwarded-for': `10.${(op >> 16) & 255}.${(op >> 8) & 255}.${op & 255}` },
+            headers: { authorization: `Bearer ${keys[w]}`, 'content-type': 'application/json', 'x-forwarded-for': clientIp(op) },
             body: JSON.stringify({ content: JSON.stringify({ prediction: op, score: op / 7, label: `item-${op}` }), filename: `item-${op}.json` }),
           });
           if (res.status !== 200) throw new Error(`status ${res.status}: ${await res.text()}`);

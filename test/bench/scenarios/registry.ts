@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { DEFAULT_DATABASE_URL, startBenchApi } from '../api';
+import { DEFAULT_DATABASE_URL, startBenchApi, clientIp } from '../api';
 import { BenchResult, envInt, errorMessage, failedResult, log, runLoad, Scenario, summarize } from '../harness';
 
 const WORDS = ['rain', 'solar', 'credit', 'retail', 'genome', 'traffic', 'energy', 'fraud', 'churn', 'vision', 'speech', 'forecast', 'sensor', 'market', 'claims', 'ledger'];
@@ -54,7 +54,7 @@ export const registryScenario: Scenario = {
         const body = (await check.json()) as { total: number };
         log(`registry: ${path} matches ${body.total} entries`);
         const call = async (op: number) => {
-          const res = await fetch(`${api.url}${path}`, { headers: { 'x-forwarded-for': `10.${(op >> 16) & 255}.${(op >> 8) & 255}.${op & 255}` } });
+          const res = await fetch(`${api.url}${path}`, { headers: { 'x-forwarded-for': clientIp(op) } });
           if (res.status !== 200) throw new Error(`status ${res.status}`);
           await res.arrayBuffer();
         };

@@ -3,7 +3,7 @@
  * certificate. Callers spread over many client IPs (X-Forwarded-For with TRUST_PROXY), as
  * public verification traffic is, so the per-IP limit is counted on every request but not hit.
  */
-import { startBenchApi } from '../api';
+import { startBenchApi, clientIp } from '../api';
 import { BenchResult, envInt, errorMessage, failedResult, runLoad, Scenario, summarize } from '../harness';
 
 
@@ -29,7 +29,7 @@ export const verifyScenario: Scenario = {
         const call = async (op: number) => {
           const res = await fetch(`${url}/api/verify`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.${(op >> 16) & 255}.${(op >> 8) & 255}.${op & 255}` },
+            headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp(op) },
             body,
           });
           const result = (await res.json()) as { verified?: boolean };

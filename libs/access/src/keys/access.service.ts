@@ -1,4 +1,4 @@
-import { AppError, newPrefixedId } from '@app/core';
+import { AppError, newPrefixedId, isoOrNull } from '@app/core';
 import { NewEvent, SqlDatabase, SqlEventStore } from '@app/event-store';
 import { apiKeyMatches, generateApiKey, KeyMode, ParsedApiKey } from '../domain/api-key';
 import { Scope } from '../domain/scopes';
@@ -49,7 +49,7 @@ type KeyRow = Omit<ApiKeyCreated, 'expires_at'> & {
   revoked_at: Date | string | null;
 };
 
-const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+const iso = isoOrNull;
 
 /**
  * Organizations and API keys. Each change is an event on the organization's stream; the read

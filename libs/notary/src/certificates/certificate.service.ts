@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@app/core';
-import { toBase64Url, fromBase64Url, KeyVerdict } from '@app/crypto';
+import { fromBase64Url, KeyVerdict, parseSha256, toBase64Url } from '@app/crypto';
 import { RecordedEvent, SqlDatabase, SqlEventStore, SqlExecutor } from '@app/event-store';
 import {
   CERT_SCHEMA_VERSION,
@@ -154,7 +154,16 @@ export class CertificateService {
 
   /** Recomputes the signed message from the stored payload and checks it against the key's status. */
   async verify(certificateId: string, artifactHash?: string): Promise<VerificationResult> {
+    return (await this.verifyWithManifest(certificateId, artifactHash)).result;
+  }
+
+  /** The verdict together with the manifest it was made on (one read). */
+  async verifyWithManifest(certificateId: string, artifactHash?: string): Promise<{ result: VerificationResult; manifest: SignedManifest | null }> {
     const m = await this.manifest(certificateId);
+    return { result: this.verdict(certificateId, m, artifactHash), manifest: m };
+  }
+
+  private verdict(certificateId: string, m: SignedManifest | null, artifactHash?: string): VerificationResult {
     if (!m) {
       return { verified: false, status: 'NOT_FOUND', certificate_id: certificateId, issuer: null, issued_at: null, signature_alg: 'Ed25519', artifact_hash_match: null, reason: 'certificate_not_found', key_id: null };
     }
@@ -259,6 +268,6 @@ const EMPTY_HASH_RESULT: HashVerificationResult = {
 
 /** `sha256:<hex>` or bare hex, any case → `sha256:<lowercase hex>`; anything else stays as given (no match). */
 function normalizeHash(value: string): string {
-  const m = /^(?:sha256:)?([0-9a-fA-F]{64})$/.exec(value);
-  return m ? `sha256:${m[1].toLowerCase()}` : value;
+  const hex = parseSha256(value);
+  return hex ? `sha256:${hex}` : value;
 }

@@ -133,9 +133,8 @@ export class NotaryController {
   @Get('api/verify/:certId')
   @Throttle('public_verify_window')
   async verifyById(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>) {
-    const result = await this.certificates.verify(p.certId);
-    if (result.status === 'NOT_FOUND') throw new AppError('not_found', `certificate ${p.certId} not found`, 404);
-    const m = (await this.certificates.manifest(p.certId))!;
+    const { result, manifest: m } = await this.certificates.verifyWithManifest(p.certId);
+    if (!m) throw new AppError('not_found', `certificate ${p.certId} not found`, 404);
     return { ...result, checks: { canonical_payload_hash: `sha256:${sha256Hex(canonicalJson(m.payload))}`, signature: result.verified ? 'valid' : result.reason } };
   }
 }

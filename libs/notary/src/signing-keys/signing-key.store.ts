@@ -1,3 +1,4 @@
+import { isoOrNull } from '@app/core';
 import { DecryptionError, KeyRing, PublicSigningKey, StoredSigningKey } from '@app/crypto';
 import { NewEvent, SqlDatabase, SqlEventStore, SqlExecutor } from '@app/event-store';
 
@@ -15,7 +16,14 @@ interface Row {
   encrypted_private_key: string;
 }
 
-const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+const iso = isoOrNull;
+
+const KEYS_SQL = `SELECT k.*, s.encrypted_private_key FROM signing_keys k JOIN signing_key_secrets s USING (key_id) ORDER BY k.created_at`;
+
+async function loadStored(executor: SqlExecutor): Promise<StoredSigningKey[]> {
+  const rows = await executor.query<Row>(KEYS_SQL);
+  return rows.map((r) => ({ ...r, created_at: iso(r.created_at)!, retired_at: iso(r.retired_at), revoked_at: iso(r.revoked_at) }));
+}
 
 /**
  * The authority's signing keys, persisted. Each change is an event on the `signing-keys` stream
@@ -56,13 +64,7 @@ export class SigningKeyStore {
   }
 
   async reload(): Promise<KeyRing> {
-    const rows = await this.db.query<Row>(
-      `SELECT k.*, s.encrypted_private_key FROM signing_keys k JOIN signing_key_secrets s USING (key_id) ORDER BY k.created_at`,
-    );
-    this.ring = new KeyRing(
-      this.kek,
-      rows.map((r) => ({ ...r, created_at: iso(r.created_at)!, retired_at: iso(r.retired_at), revoked_at: iso(r.revoked_at) })),
-    );
+    this.ring = new KeyRing(this.kek, await loadStored(this.db));
     return this.ring;
   }
 
@@ -96,12 +98,7 @@ export class SigningKeyStore {
   private async change<T>(fn: (ring: KeyRing, tx: SqlExecutor) => Promise<T>): Promise<T> {
     const result = await this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(7355609)');
-      const rows = await tx.query<Row>(`SELECT k.*, s.encrypted_private_key FROM signing_keys k JOIN signing_key_secrets s USING (key_id)`);
-      const ring = new KeyRing(
-        this.kek,
-        rows.map((r) => ({ ...r, created_at: iso(r.created_at)!, retired_at: iso(r.retired_at), revoked_at: iso(r.revoked_at) })),
-      );
-      return fn(ring, tx);
+      return fn(new KeyRing(this.kek, await loadStored(tx)), tx);
     });
     await this.reload();
     await this.db.notify(CHANNEL).catch(() => undefined);
