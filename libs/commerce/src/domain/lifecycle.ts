@@ -1,0 +1,93 @@
+import { AppError } from '@app/core';
+
+export type TransactionStatus = 'initiated' | 'evaluating' | 'needs_review' | 'authorized' | 'executed' | 'receipt_issued' | 'rejected';
+
+export const TRANSACTION_STATUSES: readonly TransactionStatus[] = [
+  'initiated',
+  'evaluating',
+  'needs_review',
+  'authorized',
+  'executed',
+  'receipt_issued',
+  'rejected',
+];
+
+/** The spec's nine lifecycle events, in lifecycle order; each is also the event `type` in the store. */
+export const LIFECYCLE_EVENT_TYPES = [
+  'authorization.requested',
+  'authorization.approved',
+  'authorization.escalated',
+  'authorization.human_approved',
+  'authorization.rejected',
+  'execution.initiated',
+  'execution.succeeded',
+  'execution.failed',
+  'receipt.issued',
+] as const;
+
+export type LifecycleEventType = (typeof LIFECYCLE_EVENT_TYPES)[number];
+
+export const isLifecycleEventType = (v: unknown): v is LifecycleEventType =>
+  typeof v === 'string' && (LIFECYCLE_EVENT_TYPES as readonly string[]).includes(v);
+
+export interface Transition {
+  /** null: the transaction does not exist yet. */
+  from: TransactionStatus | null;
+  event: LifecycleEventType;
+  to: TransactionStatus;
+}
+
+/**
+ * DESIGN.md's lifecycle table, as data. Notes:
+ * - authorization.requested creates the transaction: it is `initiated` and at once `evaluating`
+ *   (the request is recorded before its evaluation), so the status after the event is
+ *   `evaluating`; `initiated` is never a resting status, and nothing leaves it.
+ * - execution.initiated and execution.failed keep `authorized` (settling; retry allowed while
+ *   the window lasts).
+ * - `rejected` and `receipt_issued` are terminal.
+ */
+export const LIFECYCLE: readonly Transition[] = Object.freeze([
+  { from: null, event: 'authorization.requested', to: 'evaluating' },
+  { from: 'evaluating', event: 'authorization.approved', to: 'authorized' },
+  { from: 'evaluating', event: 'authorization.escalated', to: 'needs_review' },
+  { from: 'needs_review', event: 'authorization.human_approved', to: 'authorized' },
+  { from: 'evaluating', event: 'authorization.rejected', to: 'rejected' },
+  { from: 'needs_review', event: 'authorization.rejected', to: 'rejected' },
+  { from: 'authorized', event: 'execution.initiated', to: 'authorized' },
+  { from: 'authorized', event: 'execution.succeeded', to: 'executed' },
+  { from: 'authorized', event: 'execution.failed', to: 'authorized' },
+  { from: 'executed', event: 'receipt.issued', to: 'receipt_issued' },
+] satisfies Transition[]);
+
+/** An event the lifecycle table does not allow in the current status (HTTP 409 where it surfaces). */
+export class IllegalTransition extends AppError {
+  constructor(
+    readonly from: TransactionStatus | null,
+    readonly event: string,
+  ) {
+    super('illegal_transition', `${event} is not allowed ${from === null ? 'before the transaction exists' : `when the transaction is ${from}`}`, 409, {
+      from,
+      event,
+    });
+    this.name = 'IllegalTransition';
+  }
+}
+
+/** The status after `event`; throws IllegalTransition when the table has no such row. */
+export function nextStatus(current: TransactionStatus | null, event: LifecycleEventType): TransactionStatus {
+  const row = LIFECYCLE.find((t) => t.from === current && t.event === event);
+  if (!row) throw new IllegalTransition(current, event);
+  return row.to;
+}
+
+/** The events allowed in a status. */
+export const allowedEvents = (current: TransactionStatus | null): LifecycleEventType[] =>
+  LIFECYCLE.filter((t) => t.from === current).map((t) => t.event);
+
+/** Nothing follows these. */
+export const isTerminal = (status: TransactionStatus): boolean => status === 'rejected' || status === 'receipt_issued';
+
+/** Folds a stream's event types into its status; throws IllegalTransition on the first bad step. */
+export function statusAfter(events: readonly LifecycleEventType[]): TransactionStatus | null {
+  return events.reduce<TransactionStatus | null>((status, event) => nextStatus(status, event), null);
+}
