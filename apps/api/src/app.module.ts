@@ -5,6 +5,7 @@ import { AccessModule, accessMigrations } from '@app/access';
 import { certificateMigrations, creditMigrations, NotaryModule, registryMigrations, signingKeyMigrations } from '@app/notary';
 import type { SettlementProvider } from '@app/settlement';
 import { PlatformModule } from '@app/platform';
+import { idempotencyMigrations } from '@app/idempotency';
 import { HealthController } from './health/health.controller';
 
 export interface AppModuleOptions {
@@ -21,7 +22,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations] }),
+        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...idempotencyMigrations] }),
         AccessModule.forRoot(config),
         NotaryModule.forRoot(config, { settlementProvider }),
         ...imports,

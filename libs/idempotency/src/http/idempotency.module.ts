@@ -1,0 +1,19 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { SqlDatabase } from '@app/event-store';
+import { IdempotencyOptions, IdempotencyService } from '../idempotency.service';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
+
+/** Import it in a module whose controllers use @Idempotent(). Its table: `idempotencyMigrations`. */
+@Module({})
+export class IdempotencyModule {
+  static forRoot(options: IdempotencyOptions = {}): DynamicModule {
+    return {
+      module: IdempotencyModule,
+      providers: [
+        { provide: IdempotencyService, useFactory: (db: SqlDatabase) => new IdempotencyService(db, options), inject: [SqlDatabase] },
+        IdempotencyInterceptor,
+      ],
+      exports: [IdempotencyService, IdempotencyInterceptor],
+    };
+  }
+}

@@ -1,0 +1,38 @@
+import { AppError } from '@app/core';
+import { isStorableError, methodPath, parseIdempotencyKey, requestHash } from './idempotency-key';
+
+describe('idempotency keys', () => {
+  it('accepts 1..255 printable ASCII characters', () => {
+    for (const ok of ['a', 'order-77', 'x'.repeat(255), 'with spaces and ~!@#$%^&*()', '550e8400-e29b-41d4-a716-446655440000']) {
+      expect(parseIdempotencyKey(ok)).toBe(ok);
+    }
+  });
+
+  it('rejects anything else with 400 invalid_idempotency_key', () => {
+    for (const bad of ['', 'x'.repeat(256), 'tab\there', 'nl\n', 'caf\u00e9', '\u{1F600}', ['a', 'b'], 42, undefined]) {
+      expect(() => parseIdempotencyKey(bad)).toThrow(expect.objectContaining({ code: 'invalid_idempotency_key', status: 400 }));
+    }
+  });
+
+  it('fingerprints a body by its RFC 8785 form: key order and number spelling do not matter', () => {
+    expect(requestHash({ b: 1, a: [1, { y: 2, x: 1 }] })).toBe(requestHash({ a: [1, { x: 1, y: 2 }], b: 1.0 }));
+    expect(requestHash({ a: 1 })).not.toBe(requestHash({ a: 2 }));
+    expect(requestHash(undefined)).toBe(requestHash(null));
+    expect(requestHash({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('binds a key to the method and path, without the query string', () => {
+    expect(methodPath('post', '/api/cdp/authorize?x=1')).toBe('POST /api/cdp/authorize');
+  });
+
+  it('stores domain refusals, not input errors, transient conflicts, 5xx or unknown errors', () => {
+    expect(isStorableError(new AppError('not_found', 'x', 404))).toBe(true);
+    expect(isStorableError(new AppError('payment_declined', 'x', 402))).toBe(true);
+    expect(isStorableError(new AppError('policy_violation', 'x', 422))).toBe(true);
+    expect(isStorableError(new AppError('validation_failed', 'x', 400))).toBe(false);
+    expect(isStorableError(new AppError('conflict', 'x', 409))).toBe(false);
+    expect(isStorableError(new AppError('rate_limited', 'x', 429))).toBe(false);
+    expect(isStorableError(new AppError('down', 'x', 503))).toBe(false);
+    expect(isStorableError(new Error('boom'))).toBe(false);
+  });
+});

@@ -1,0 +1,208 @@
+import { AppError } from '@app/core';
+import { openTestStore } from '../../../test/support/test-store';
+import { idempotencyMigrations } from './idempotency.migrations';
+import { IdempotencyOptions, IdempotencyScope, IdempotencyService } from './idempotency.service';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('IdempotencyService (on the real store)', () => {
+  let t: Awaited<ReturnType<typeof openTestStore>>;
+  beforeAll(async () => {
+    t = await openTestStore(idempotencyMigrations);
+  });
+  afterAll(() => t?.dispose());
+
+  let n = 0;
+  const fresh = () => `key-${++n}-${Date.now()}`;
+  const scope = (over: Partial<IdempotencyScope> = {}): IdempotencyScope => ({
+    organizationId: 'org_a',
+    key: 'k',
+    method: 'POST',
+    path: '/api/cdp/authorize',
+    body: { amount_cents: 1000, currency: 'USD' },
+    ...over,
+  });
+  const service = (o: IdempotencyOptions = {}) => new IdempotencyService(t.db, o);
+  /** A handler that counts its runs and answers with the run number. */
+  const counting = (status = 201, delayMs = 0) => {
+    const h = Object.assign(
+      async () => {
+        h.runs += 1;
+        const run = h.runs;
+        if (delayMs) await sleep(delayMs);
+        return { status, body: { run, id: `txn_${run}` } };
+      },
+      { runs: 0 },
+    );
+    return h;
+  };
+
+  it('replays the stored first response for the same key and body', async () => {
+    const s = service();
+    const h = counting();
+    const key = fresh();
+    const first = await s.run(scope({ key }), h);
+    const again = await s.run(scope({ key }), h);
+    expect(first).toEqual({ status: 201, body: { run: 1, id: 'txn_1' }, replayed: false });
+    expect(again).toEqual({ status: 201, body: { run: 1, id: 'txn_1' }, headers: {}, replayed: true });
+    expect(h.runs).toBe(1);
+  });
+
+  it('compares bodies by their JCS form: the same body with keys in another order replays', async () => {
+    const s = service();
+    const h = counting();
+    const key = fresh();
+    await s.run(scope({ key, body: { a: 1, b: { d: [1, 2], c: 'x' } } }), h);
+    const again = await s.run(scope({ key, body: { b: { c: 'x', d: [1, 2] }, a: 1 } }), h);
+    expect(again.replayed).toBe(true);
+    expect(h.runs).toBe(1);
+  });
+
+  it('answers 422 idempotency_key_reused for a different body, method or path', async () => {
+    const s = service();
+    const h = counting();
+    const key = fresh();
+    await s.run(scope({ key }), h);
+    const reused = { code: 'idempotency_key_reused', status: 422 };
+    await expect(s.run(scope({ key, body: { amount_cents: 1001, currency: 'USD' } }), h)).rejects.toMatchObject(reused);
+    await expect(s.run(scope({ key, path: '/api/cdp/transactions/txn_1/execute' }), h)).rejects.toMatchObject(reused);
+    await expect(s.run(scope({ key, method: 'PUT' }), h)).rejects.toMatchObject(reused);
+    expect(h.runs).toBe(1);
+  });
+
+  it('scopes keys to the organization', async () => {
+    const s = service();
+    const h = counting();
+    const key = fresh();
+    await s.run(scope({ key, organizationId: 'org_a' }), h);
+    const other = await s.run(scope({ key, organizationId: 'org_b', body: { something: 'else' } }), h);
+    expect(other).toMatchObject({ replayed: false, body: { run: 2 } });
+    expect(h.runs).toBe(2);
+  });
+
+  it('runs the handler once for 50 parallel identical requests, and every one gets its response', async () => {
+    const s = service();
+    const h = counting(201, 150);
+    const key = fresh();
+    const results = await Promise.all(Array.from({ length: 50 }, () => s.run(scope({ key }), h)));
+    expect(h.runs).toBe(1);
+    expect(results.every((r) => r.status === 201 && r.body.id === 'txn_1')).toBe(true);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+  });
+
+  it('answers 409 idempotency_request_in_progress with Retry-After when the first request outlasts the wait', async () => {
+    const s = service({ waitMs: 100 });
+    const key = fresh();
+    let finish!: () => void;
+    const first = s.run(scope({ key }), () => new Promise<{ status: number; body: { done: boolean } }>((resolve) => (finish = () => resolve({ status: 200, body: { done: true } }))));
+    await sleep(50);
+    await expect(s.run(scope({ key }), counting())).rejects.toMatchObject({
+      code: 'idempotency_request_in_progress',
+      status: 409,
+      headers: { 'retry-after': '1' },
+    });
+    // A different body is refused at once, even while the first runs.
+    await expect(s.run(scope({ key, body: { other: true } }), counting())).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    finish();
+    await first;
+    expect(await s.run(scope({ key }), counting())).toMatchObject({ body: { done: true }, replayed: true });
+  });
+
+  it('does not store 5xx responses or unexpected errors: the claim is released and a retry runs', async () => {
+    const s = service();
+    const key = fresh();
+    let runs = 0;
+    expect(await s.run(scope({ key }), async () => ({ status: 503, body: { run: ++runs } }))).toEqual({ status: 503, body: { run: 1 }, replayed: false });
+    await expect(
+      s.run(scope({ key }), async () => {
+        runs++;
+        throw new Error('database exploded');
+      }),
+    ).rejects.toThrow('database exploded');
+    await expect(
+      s.run(scope({ key }), async () => {
+        runs++;
+        throw new AppError('validation_failed', 'bad', 400);
+      }),
+    ).rejects.toMatchObject({ code: 'validation_failed' });
+    expect(await s.run(scope({ key }), async () => ({ status: 200, body: { run: ++runs } }))).toMatchObject({ body: { run: 4 }, replayed: false });
+    expect(await s.run(scope({ key }), async () => ({ status: 200, body: { run: ++runs } }))).toMatchObject({ body: { run: 4 }, replayed: true });
+  });
+
+  it('stores a thrown domain refusal and replays it by throwing it again, marked as replayed', async () => {
+    const s = service();
+    const key = fresh();
+    let runs = 0;
+    const refuse = async (): Promise<never> => {
+      runs++;
+      throw new AppError('not_found', 'transaction not found', 404, { id: 'txn_x' });
+    };
+    await expect(s.run(scope({ key }), refuse)).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    const replay = await s.run(scope({ key }), refuse).catch((e: AppError) => e);
+    expect(replay).toBeInstanceOf(AppError);
+    expect(replay).toMatchObject({ code: 'not_found', status: 404, message: 'transaction not found', details: { id: 'txn_x' }, headers: { 'idempotent-replayed': 'true' } });
+    expect(runs).toBe(1);
+  });
+
+  it('keeps a live claimant\'s lease beyond its length, so a slow request is not run twice', async () => {
+    const s = service({ leaseMs: 150, waitMs: 3000 });
+    const h = counting(200, 600);
+    const key = fresh();
+    const first = s.run(scope({ key }), h);
+    await sleep(350); // past the original lease; the claimant has renewed it
+    const second = await s.run(scope({ key }), h);
+    expect(second).toMatchObject({ replayed: true, body: { run: 1 } });
+    expect((await first).replayed).toBe(false);
+    expect(h.runs).toBe(1);
+  });
+
+  it('takes over a claim whose process died once its lease has run out', async () => {
+    const s = service();
+    const key = fresh();
+    const body = scope().body;
+    const hash = (await import('./idempotency-key')).requestHash(body);
+    // What a process that claimed the key and then died leaves behind.
+    await t.db.query(
+      `INSERT INTO idempotency_keys (organization_id, key, request_hash, method_path, status, claim_token, locked_until, created_at, expires_at)
+       VALUES ('org_a', $1, $2, 'POST /api/cdp/authorize', 'in_progress', gen_random_uuid(), now() - interval '1 second', now() - interval '61 seconds', now() + interval '1 day')`,
+      [key, hash],
+    );
+    const h = counting();
+    expect(await s.run(scope({ key }), h)).toMatchObject({ replayed: false, body: { run: 1 } });
+    expect(await s.run(scope({ key }), h)).toMatchObject({ replayed: true, body: { run: 1 } });
+    // A lapsed claim is still bound to its body.
+    const other = fresh();
+    await t.db.query(
+      `INSERT INTO idempotency_keys (organization_id, key, request_hash, method_path, status, claim_token, locked_until, created_at, expires_at)
+       VALUES ('org_a', $1, $2, 'POST /api/cdp/authorize', 'in_progress', gen_random_uuid(), now() - interval '1 second', now(), now() + interval '1 day')`,
+      [other, hash],
+    );
+    await expect(s.run(scope({ key: other, body: { different: 1 } }), h)).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+  });
+
+  it('ignores and overwrites expired keys, and purges them', async () => {
+    const s = service({ retentionMs: 100 });
+    const h = counting();
+    const key = fresh();
+    await s.run(scope({ key, organizationId: 'org_purge' }), h);
+    await sleep(150);
+    // Past retention the key is free again, even for another body.
+    expect(await s.run(scope({ key, organizationId: 'org_purge', body: { new: true } }), h)).toMatchObject({ replayed: false, body: { run: 2 } });
+    await s.run(scope({ key: fresh(), organizationId: 'org_purge' }), h);
+    await sleep(150);
+    expect(await s.purgeExpired()).toBeGreaterThanOrEqual(2);
+    expect(await t.db.query(`SELECT 1 FROM idempotency_keys WHERE organization_id = 'org_purge'`)).toEqual([]);
+    // A kept key survives the purge.
+    await service().run(scope({ key, organizationId: 'org_purge' }), h);
+    await s.purgeExpired();
+    expect(await t.db.query(`SELECT 1 FROM idempotency_keys WHERE organization_id = 'org_purge'`)).toHaveLength(1);
+  });
+
+  it('refuses a malformed key with 400 invalid_idempotency_key before running anything', async () => {
+    const h = counting();
+    for (const key of ['', 'x'.repeat(256), 'caf\u00e9', 'a\nb']) {
+      await expect(service().run(scope({ key }), h)).rejects.toMatchObject({ code: 'invalid_idempotency_key', status: 400 });
+    }
+    expect(h.runs).toBe(0);
+  });
+});

@@ -1,0 +1,7 @@
+export * from './idempotency-key';
+export * from './idempotency.migrations';
+export * from './idempotency.service';
+export * from './http/idempotent.metadata';
+export * from './http/idempotent.decorator';
+export * from './http/idempotency.interceptor';
+export * from './http/idempotency.module';

@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { AccessService } from '@app/access';
+import { IdempotencyProbeModule, probeRuns } from './support/idempotency-probe.module';
+import { startTestApp, TestApp } from './support/test-app';
+
+/** DESIGN.md's idempotency rule over HTTP, through @Idempotent() on a probe route. */
+describe('idempotency (e2e)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ TRUST_PROXY: 'true', RATE_LIMITS: 'off' }, [IdempotencyProbeModule]);
+  });
+  afterAll(() => t?.close());
+
+  const ip = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
+  const newKey = () => `idem-${randomBytes(8).toString('hex')}`;
+  const orgWithKey = async () => {
+    const access = t.app.get(AccessService);
+    const org = await access.createOrganization(`idem-${randomBytes(3).toString('hex')}`);
+    return { orgId: org.org_id, key: (await access.createApiKey(org.org_id, { scopes: ['payments:write'], mode: 'test' })).key };
+  };
+  const post = (url: string, apiKey: string, payload: string | object, headers: Record<string, string> = {}) =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': ip(), authorization: `Bearer ${apiKey}`, ...headers },
+    });
+
+  it('replays the first response for the same key and body, with Idempotent-Replayed: true', async () => {
+    const { orgId, key } = await orgWithKey();
+    const idem = newKey();
+    const first = await post('/__idem/orders', key, { amount_cents: 1000 }, { 'idempotency-key': idem });
+    expect(first.statusCode).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await post('/__idem/orders', key, { amount_cents: 1000 }, { 'idempotency-key': idem });
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    expect(probeRuns.get(orgId)).toBe(1);
+  });
+
+  it('treats a body with its keys in another order (and other spacing) as the same body', async () => {
+    const { orgId, key } = await orgWithKey();
+    const idem = newKey();
+    const first = await post('/__idem/orders', key, '{"amount_cents":700,"note":"n","tags":["a","b"]}', { 'idempotency-key': idem });
+    const again = await post('/__idem/orders', key, '{ "tags": ["a","b"], "note": "n", "amount_cents": 7.0e2 }', { 'idempotency-key': idem });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    expect(probeRuns.get(orgId)).toBe(1);
+  });
+
+  it('answers 422 idempotency_key_reused for the same key with another body or on another route', async () => {
+    const { key } = await orgWithKey();
+    const idem = newKey();
+    await post('/__idem/orders', key, { amount_cents: 1000 }, { 'idempotency-key': idem });
+    const other = await post('/__idem/orders', key, { amount_cents: 1001 }, { 'idempotency-key': idem });
+    expect(other.statusCode).toBe(422);
+    expect(other.json()).toMatchObject({ ok: false, error: 'idempotency_key_reused' });
+    const elsewhere = await post('/__idem/optional', key, { amount_cents: 1000 }, { 'idempotency-key': idem });
+    expect(elsewhere.statusCode).toBe(422);
+    expect(elsewhere.json()).toMatchObject({ ok: false, error: 'idempotency_key_reused' });
+  });
+
+  it('creates one order for 50 parallel requests with one key, and every response is that order', async () => {
+    const { orgId, key } = await orgWithKey();
+    const idem = newKey();
+    const responses = await Promise.all(Array.from({ length: 50 }, () => post('/__idem/orders', key, { amount_cents: 2500 }, { 'idempotency-key': idem })));
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(50).fill(201));
+    expect(new Set(responses.map((r) => r.json().order_id)).size).toBe(1);
+    expect(responses.filter((r) => r.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
+    expect(probeRuns.get(orgId)).toBe(1);
+  });
+
+  it('scopes keys to the organization', async () => {
+    const a = await orgWithKey();
+    const b = await orgWithKey();
+    const idem = newKey();
+    const fromA = await post('/__idem/orders', a.key, { amount_cents: 1000 }, { 'idempotency-key': idem });
+    const fromB = await post('/__idem/orders', b.key, { amount_cents: 1000 }, { 'idempotency-key': idem });
+    expect(fromB.statusCode).toBe(201);
+    expect(fromB.headers['idempotent-replayed']).toBeUndefined();
+    expect(fromB.json().order_id).not.toBe(fromA.json().order_id);
+  });
+
+  it('requires the key where the route says so, and refuses a malformed one', async () => {
+    const { orgId, key } = await orgWithKey();
+    const missing = await post('/__idem/orders', key, { amount_cents: 1000 });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json()).toMatchObject({ ok: false, error: 'idempotency_key_required' });
+    for (const bad of ['x'.repeat(256), '']) {
+      const res = await post('/__idem/orders', key, { amount_cents: 1000 }, { 'idempotency-key': bad });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ ok: false, error: 'invalid_idempotency_key' });
+    }
+    expect(probeRuns.get(orgId)).toBeUndefined();
+    // Optional: without a key every request runs; with one it replays.
+    const one = await post('/__idem/optional', key, {});
+    const two = await post('/__idem/optional', key, {});
+    expect(one.json().id).not.toBe(two.json().id);
+    const idem = newKey();
+    const first = await post('/__idem/optional', key, {}, { 'idempotency-key': idem });
+    const replay = await post('/__idem/optional', key, {}, { 'idempotency-key': idem });
+    expect([first.statusCode, replay.statusCode]).toEqual([200, 200]);
+    expect(replay.json().id).toBe(first.json().id);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('does not store a 500 or a validation failure, so the same key can be retried', async () => {
+    const { orgId, key } = await orgWithKey();
+    const idem = newKey();
+    const failed = await post('/__idem/orders', key, { amount_cents: 500 }, { 'idempotency-key': idem });
+    expect(failed.statusCode).toBe(500);
+    const retried = await post('/__idem/orders', key, { amount_cents: 500 }, { 'idempotency-key': idem });
+    expect(retried.statusCode).toBe(500);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    expect(probeRuns.get(orgId)).toBe(2);
+
+    const other = newKey();
+    const invalid = await post('/__idem/orders', key, { amount_cents: -1 }, { 'idempotency-key': other });
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.json()).toMatchObject({ error: 'validation_failed' });
+    const fixed = await post('/__idem/orders', key, { amount_cents: 1 }, { 'idempotency-key': other });
+    expect(fixed.statusCode).toBe(201);
+  });
+
+  it('stores a domain refusal and replays it as the same error envelope', async () => {
+    const { orgId, key } = await orgWithKey();
+    const idem = newKey();
+    const first = await post('/__idem/orders', key, { amount_cents: 404 }, { 'idempotency-key': idem });
+    const again = await post('/__idem/orders', key, { amount_cents: 404 }, { 'idempotency-key': idem });
+    expect([first.statusCode, again.statusCode]).toEqual([404, 404]);
+    expect(again.json()).toEqual(first.json());
+    expect(again.json()).toEqual({ ok: false, error: 'not_found', message: 'No such merchant' });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(probeRuns.get(orgId)).toBe(1);
+  });
+});
