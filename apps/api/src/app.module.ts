@@ -5,6 +5,7 @@ import { AccessModule, accessMigrations } from '@app/access';
 import { certificateMigrations, creditMigrations, NotaryModule, registryMigrations, signingKeyMigrations } from '@app/notary';
 import type { SettlementProvider } from '@app/settlement';
 import { PlatformModule } from '@app/platform';
+import { CommerceModule, policyMigrations } from '@app/commerce';
 import { idempotencyMigrations } from '@app/idempotency';
 import { HealthController } from './health/health.controller';
 
@@ -22,9 +23,10 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...idempotencyMigrations] }),
+        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...policyMigrations, ...idempotencyMigrations] }),
         AccessModule.forRoot(config),
         NotaryModule.forRoot(config, { settlementProvider }),
+        CommerceModule.forRoot(config),
         ...imports,
       ],
       controllers: [HealthController],

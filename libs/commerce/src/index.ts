@@ -5,3 +5,8 @@ export * from './domain/authorization-request';
 export * from './domain/policy';
 export * from './domain/evaluate';
 export * from './domain/lifecycle';
+export * from './policies/policy.events';
+export * from './policies/policies.migrations';
+export * from './policies/spend-ledger';
+export * from './policies/policy.service';
+export * from './commerce.module';

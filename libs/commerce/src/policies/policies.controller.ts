@@ -1,0 +1,94 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import { AccessContext, Authenticated, Caller, Scope } from '@app/access';
+import { AppError } from '@app/core';
+import { ZodPipe } from '@app/http';
+import { parseAuthorizationRequest } from '../domain/authorization-request';
+import { policyIdField } from '../domain/fields';
+import { parsePolicy } from '../domain/policy';
+import { PolicyService, PolicyVersion } from './policy.service';
+
+const policyParams = z.object({ policy_id: policyIdField() });
+const versionParams = z.object({
+  policy_id: policyIdField(),
+  version: z.string().regex(/^[1-9][0-9]{0,8}$/, { error: 'must be a version number (1, 2, …)' }),
+});
+
+const READ_SCOPES: Scope[] = ['payments:read', 'payments:write'];
+
+/** Reads need either payments scope; @Authenticated lists scopes that are all required. */
+function requireAnyScope(caller: AccessContext, scopes: Scope[]): string {
+  const principal = caller.principal!;
+  if (!scopes.some((s) => principal.scopes.includes(s))) {
+    throw new AppError('insufficient_scope', `This key needs one of the scopes ${scopes.join(', ')}`, 403, { missing_scopes: scopes, any_of: true });
+  }
+  return principal.orgId;
+}
+
+const notFound = (policyId: string, version?: number) =>
+  new AppError('not_found', version === undefined ? `policy ${policyId} not found` : `version ${version} of policy ${policyId} not found`, 404);
+
+const show = ({ policy_id, version, policy_hash, policy, created_at }: PolicyVersion) => ({ policy_id, version, policy_hash, policy, created_at });
+
+@ApiTags('commerce')
+@ApiBearerAuth()
+@Controller('api/cdp/policies')
+export class PoliciesController {
+  constructor(@Inject(PolicyService) private readonly policies: PolicyService) {}
+
+  @Put(':policy_id')
+  @HttpCode(200)
+  @Authenticated('payments:write')
+  @ApiOperation({ summary: 'Record a new version of a policy (nothing is recorded when the document hashes as the current version)' })
+  async put(@Caller() caller: AccessContext, @Param(new ZodPipe(policyParams, 'params')) p: z.infer<typeof policyParams>, @Body() body: unknown) {
+    const policy = parsePolicy(body ?? undefined);
+    const v = await this.policies.put(caller.principal!.orgId, p.policy_id, policy, `api_key:${caller.principal!.keyId}`);
+    return { ...show(v), recorded: v.recorded };
+  }
+
+  @Get(':policy_id')
+  @Authenticated()
+  @ApiOperation({ summary: "A policy's current version" })
+  async current(@Caller() caller: AccessContext, @Param(new ZodPipe(policyParams, 'params')) p: z.infer<typeof policyParams>) {
+    const v = await this.policies.current(requireAnyScope(caller, READ_SCOPES), p.policy_id);
+    if (!v) throw notFound(p.policy_id);
+    return show(v);
+  }
+
+  @Get(':policy_id/versions')
+  @Authenticated()
+  @ApiOperation({ summary: "A policy's versions, newest first" })
+  async versions(@Caller() caller: AccessContext, @Param(new ZodPipe(policyParams, 'params')) p: z.infer<typeof policyParams>) {
+    const versions = await this.policies.versions(requireAnyScope(caller, READ_SCOPES), p.policy_id);
+    if (versions.length === 0) throw notFound(p.policy_id);
+    return { policy_id: p.policy_id, versions: versions.map(show) };
+  }
+
+  @Get(':policy_id/versions/:version')
+  @Authenticated()
+  @ApiOperation({ summary: 'One version of a policy' })
+  async version(@Caller() caller: AccessContext, @Param(new ZodPipe(versionParams, 'params')) p: z.infer<typeof versionParams>) {
+    const n = Number(p.version);
+    const v = await this.policies.version(requireAnyScope(caller, READ_SCOPES), p.policy_id, n);
+    if (!v) throw notFound(p.policy_id, n);
+    return show(v);
+  }
+
+  @Post(':policy_id/simulate')
+  @HttpCode(200)
+  @Authenticated()
+  @ApiOperation({ summary: "Evaluate a payment_authorization.v1 request against the policy's current version; records nothing" })
+  async simulate(@Caller() caller: AccessContext, @Param(new ZodPipe(policyParams, 'params')) p: z.infer<typeof policyParams>, @Body() body: unknown) {
+    const orgId = requireAnyScope(caller, READ_SCOPES);
+    const request = parseAuthorizationRequest(body ?? undefined);
+    if (request.policy_id !== undefined && request.policy_id !== p.policy_id) {
+      throw new AppError('validation_failed', 'Invalid authorization request: policy_id', 400, [
+        { field: 'policy_id', message: `must be ${p.policy_id}, the policy being simulated, or be left out` },
+      ]);
+    }
+    const result = await this.policies.simulate(orgId, p.policy_id, request);
+    if (!result) throw notFound(p.policy_id);
+    return result;
+  }
+}
