@@ -1,0 +1,75 @@
+import { canonicalJson } from '../encoding/canonical-json';
+import { sha256Hex } from '../encoding/hashing';
+import { SignatureFailure, SigningKeyStatus, verifyDigestSignature } from './keys';
+
+export const RECEIPT_SCHEMA_VERSION = 'payment_receipt.v1';
+export const DECISION_SCHEMA_VERSION = 'payment_decision.v1';
+
+/** GET /api/cdp/receipts/{transaction_id}, shaped like a SignedManifest (DESIGN "Receipt document"). */
+export interface PaymentReceipt {
+  schema_version: typeof RECEIPT_SCHEMA_VERSION;
+  payload: Record<string, unknown>;
+  /** `sha256:<hex>` of the payload's RFC 8785 form. */
+  receipt_hash: string;
+  signature: { alg: string; key_id: string; value: string };
+}
+
+/** The signed record of an authorization decision: the same shape, with `record_hash`. */
+export interface PaymentDecisionRecord {
+  schema_version: typeof DECISION_SCHEMA_VERSION;
+  payload: Record<string, unknown>;
+  record_hash: string;
+  signature: { alg: string; key_id: string; value: string };
+}
+
+export type ReceiptFailure = SignatureFailure | 'malformed' | 'unsupported_schema_version' | 'receipt_hash_mismatch';
+
+export interface ReceiptVerification {
+  valid: boolean;
+  reason?: ReceiptFailure;
+  key_status?: SigningKeyStatus;
+  key_id: string | null;
+  warnings: string[];
+  schema_version: string | null;
+  /** The hash recomputed from the payload. */
+  receipt_hash: string | null;
+  /** The signing time the key's status was judged at (`issued_at`, or `decided_at` for a decision). */
+  issued_at: string | null;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Verifies a payment receipt offline: `receipt_hash` must be the SHA-256 of the payload's JCS form,
+ * and the signature is over that digest's hex, as for certificates. The key's status is judged at
+ * the payload's `issued_at`. A signed decision record (payment_decision.v1, `record_hash`,
+ * `decided_at`) verifies the same way. Never throws.
+ */
+export function verifyReceipt(receipt: unknown, keysDocument: unknown): ReceiptVerification {
+  const result: ReceiptVerification = { valid: false, key_id: null, warnings: [], schema_version: null, receipt_hash: null, issued_at: null };
+  const fail = (reason: ReceiptFailure): ReceiptVerification => ({ ...result, valid: false, reason });
+  if (!isObject(receipt)) return fail('malformed');
+  result.schema_version = typeof receipt.schema_version === 'string' ? receipt.schema_version : null;
+  const isDecision = receipt.schema_version === DECISION_SCHEMA_VERSION;
+  const stated = isDecision ? receipt.record_hash : receipt.receipt_hash;
+  const { payload, signature } = receipt;
+  if (!isObject(payload) || !isObject(signature) || typeof signature.key_id !== 'string' || typeof stated !== 'string') return fail('malformed');
+  result.key_id = signature.key_id;
+  const signedAt = isDecision ? payload.decided_at : payload.issued_at;
+  result.issued_at = typeof signedAt === 'string' ? signedAt : null;
+  if (result.schema_version !== RECEIPT_SCHEMA_VERSION && !isDecision) return fail('unsupported_schema_version');
+  if (signature.alg !== 'Ed25519') return fail('unsupported_algorithm');
+  let digest: string;
+  try {
+    digest = sha256Hex(canonicalJson(payload));
+  } catch {
+    return fail('malformed');
+  }
+  result.receipt_hash = `sha256:${digest}`;
+  if (stated !== result.receipt_hash) return fail('receipt_hash_mismatch');
+  const verdict = verifyDigestSignature(keysDocument, signature.key_id, digest, signature.value, signedAt);
+  if (verdict.key) result.key_status = verdict.key.status;
+  if (!verdict.valid) return fail(verdict.reason);
+  result.warnings.push(...verdict.warnings);
+  return { ...result, valid: true };
+}
