@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@app/core';
-import { fromBase64Url, KeyVerdict, parseSha256, toBase64Url } from '@app/crypto';
+import { canonicalJson, fromBase64Url, KeyVerdict, parseSha256, sha256Hex, toBase64Url } from '@app/crypto';
 import { RecordedEvent, SqlDatabase, SqlEventStore, SqlExecutor } from '@app/event-store';
 import {
   CERT_SCHEMA_VERSION,
@@ -45,6 +45,10 @@ export interface VerificationResult {
   /** Why verified is false, or a warning (a key revoked after signing). */
   reason: string | null;
   key_id: string | null;
+}
+
+export interface VerificationReport extends VerificationResult {
+  checks: { canonical_payload_hash: string; signature: string | null };
 }
 
 /** The certificates read model, applied inside the issuing transaction. */
@@ -161,6 +165,16 @@ export class CertificateService {
   async verifyWithManifest(certificateId: string, artifactHash?: string): Promise<{ result: VerificationResult; manifest: SignedManifest | null }> {
     const m = await this.manifest(certificateId);
     return { result: this.verdict(certificateId, m, artifactHash), manifest: m };
+  }
+
+  /**
+   * The verdict with what was recomputed server-side (the payload's canonical hash, the
+   * signature check), for GET /api/verify/{id} and the /verify/{id} page; null when not found.
+   */
+  async verificationReport(certificateId: string): Promise<{ report: VerificationReport; manifest: SignedManifest } | null> {
+    const { result, manifest: m } = await this.verifyWithManifest(certificateId);
+    if (!m) return null;
+    return { report: { ...result, checks: { canonical_payload_hash: `sha256:${sha256Hex(canonicalJson(m.payload))}`, signature: result.verified ? 'valid' : result.reason } }, manifest: m };
   }
 
   private verdict(certificateId: string, m: SignedManifest | null, artifactHash?: string): VerificationResult {

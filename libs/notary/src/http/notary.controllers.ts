@@ -133,9 +133,9 @@ export class NotaryController {
   @Get('api/verify/:certId')
   @Throttle('public_verify_window')
   async verifyById(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>) {
-    const { result, manifest: m } = await this.certificates.verifyWithManifest(p.certId);
-    if (!m) throw new AppError('not_found', `certificate ${p.certId} not found`, 404);
-    return { ...result, checks: { canonical_payload_hash: `sha256:${sha256Hex(canonicalJson(m.payload))}`, signature: result.verified ? 'valid' : result.reason } };
+    const found = await this.certificates.verificationReport(p.certId);
+    if (!found) throw new AppError('not_found', `certificate ${p.certId} not found`, 404);
+    return found.report;
   }
 }
 

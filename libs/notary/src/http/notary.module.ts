@@ -6,6 +6,7 @@ import { SigningKeyStore } from '../signing-keys/signing-key.store';
 import { CreditsService } from '../credits/credits.service';
 import { SandboxSettlementProvider, SettlementProvider } from '@app/settlement';
 import { CreditsController, NotaryController, SigningKeysController } from './notary.controllers';
+import { VerifyPageController } from './verify-page.controller';
 import { ProjectionHost } from '@app/event-store';
 import { RegistryController } from '../registry/registry.controller';
 import { registryProjection } from '../registry/registry.projection';
@@ -25,7 +26,7 @@ export class NotaryModule implements OnModuleInit, OnApplicationShutdown {
   static forRoot(config: AppConfig, options: { settlementProvider?: SettlementProvider } = {}): DynamicModule {
     return {
       module: NotaryModule,
-      controllers: [NotaryController, SigningKeysController, CreditsController, RegistryController],
+      controllers: [NotaryController, SigningKeysController, CreditsController, RegistryController, VerifyPageController],
       providers: [
         {
           provide: SigningKeyStore,
