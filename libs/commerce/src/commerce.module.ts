@@ -1,26 +1,77 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import type { AppConfig } from '@app/core';
-import { SqlDatabase, SqlEventStore } from '@app/event-store';
+import { DynamicModule, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { LOGGER, type AppConfig } from '@app/core';
+import { PROJECTIONS_ENABLED, SqlDatabase, SqlEventStore } from '@app/event-store';
+import type { Logger } from '@app/http';
+import { IdempotencyModule, IdempotencyService } from '@app/idempotency';
+import { SigningKeyStore } from '@app/notary';
+import { SandboxSettlementProvider, SettlementProvider } from '@app/settlement';
 import { PoliciesController } from './policies/policies.controller';
 import { PolicyService } from './policies/policy.service';
-import { NoSpendLedger, SPEND_LEDGER, SpendLedger } from './policies/spend-ledger';
+import { SPEND_LEDGER, SpendLedger } from './policies/spend-ledger';
+import { ReceiptVerificationController, TransactionsController } from './http/transactions.controller';
+import { RecordVerifier } from './receipts/record-verifier';
+import { ExpirySweep } from './transactions/expiry-sweep';
+import { RecordedSpendLedger } from './transactions/transaction.projection';
+import { TransactionQueries } from './transactions/transaction.queries';
+import { TransactionService } from './transactions/transaction.service';
 
-/** Agent commerce: policies (and, as they land, authorization, approvals, settlement, receipts). */
+const COMMERCE_PROVIDER = Symbol('COMMERCE_SETTLEMENT_PROVIDER');
+
+/** Agent commerce: policies, authorization, human approval, settlement, receipts, timelines. */
 @Module({})
-export class CommerceModule {
-  static forRoot(_config: AppConfig): DynamicModule {
+export class CommerceModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    @Inject(ExpirySweep) private readonly sweep: ExpirySweep,
+    @Inject(PROJECTIONS_ENABLED) private readonly workers: boolean,
+  ) {}
+
+  /** `settlementProvider`: the sandbox provider unless another is given (tests script outcomes). */
+  static forRoot(config: AppConfig, options: { settlementProvider?: SettlementProvider } = {}): DynamicModule {
     return {
       module: CommerceModule,
-      controllers: [PoliciesController],
+      imports: [IdempotencyModule.forRoot()],
+      controllers: [PoliciesController, TransactionsController, ReceiptVerificationController],
       providers: [
-        { provide: SPEND_LEDGER, useClass: NoSpendLedger },
+        { provide: SPEND_LEDGER, useFactory: (db: SqlDatabase) => new RecordedSpendLedger(db), inject: [SqlDatabase] },
         {
           provide: PolicyService,
           useFactory: (db: SqlDatabase, store: SqlEventStore, ledger: SpendLedger) => new PolicyService(db, store, ledger),
           inject: [SqlDatabase, SqlEventStore, SPEND_LEDGER],
         },
+        { provide: COMMERCE_PROVIDER, useFactory: (db: SqlDatabase) => options.settlementProvider ?? new SandboxSettlementProvider(db), inject: [SqlDatabase] },
+        {
+          provide: TransactionService,
+          useFactory: (db: SqlDatabase, store: SqlEventStore, policies: PolicyService, sandbox: SettlementProvider, keys: SigningKeyStore) =>
+            new TransactionService(db, store, policies, { sandbox }, () => (message) => keys.current.sign(message), new URL(config.BASE_URL).host),
+          inject: [SqlDatabase, SqlEventStore, PolicyService, COMMERCE_PROVIDER, SigningKeyStore],
+        },
+        {
+          provide: TransactionQueries,
+          useFactory: (db: SqlDatabase, store: SqlEventStore, policies: PolicyService) => new TransactionQueries(db, store, policies),
+          inject: [SqlDatabase, SqlEventStore, PolicyService],
+        },
+        {
+          provide: RecordVerifier,
+          useFactory: (keys: SigningKeyStore) => new RecordVerifier((keyId, message, signature, signedAt) => keys.current.verify(keyId, message, signature, signedAt)),
+          inject: [SigningKeyStore],
+        },
+        {
+          provide: ExpirySweep,
+          useFactory: (transactions: TransactionService, logger: Logger, idempotency: IdempotencyService) =>
+            new ExpirySweep(transactions, config.COMMERCE_SWEEP_INTERVAL_MS, logger, [() => idempotency.purgeExpired()]),
+          inject: [TransactionService, LOGGER, IdempotencyService],
+        },
       ],
-      exports: [PolicyService, SPEND_LEDGER],
+      exports: [PolicyService, SPEND_LEDGER, TransactionService, TransactionQueries, ExpirySweep],
     };
+  }
+
+  onApplicationBootstrap(): void {
+    // The worker role (WORKERS=on, or `start:worker`) sweeps; an api-only process does not.
+    if (this.workers) this.sweep.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.sweep.stop();
   }
 }

@@ -28,7 +28,7 @@ export class EventStoreModule implements OnApplicationShutdown {
         { provide: PROJECTIONS_ENABLED, useValue: options.runProjections ?? true },
         ProjectionHost,
       ],
-      exports: [SqlDatabase, SqlEventStore, EventStore, ProjectionHost],
+      exports: [SqlDatabase, SqlEventStore, EventStore, ProjectionHost, PROJECTIONS_ENABLED],
     };
   }
 

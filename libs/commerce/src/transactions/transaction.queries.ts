@@ -1,0 +1,189 @@
+import { AppError } from '@app/core';
+import { RecordedEvent, SqlDatabase, SqlEventStore } from '@app/event-store';
+import type { AuthorizationRequest } from '../domain/authorization-request';
+import { evaluatePolicy, Evaluation } from '../domain/evaluate';
+import { policyHash, PolicyDocument } from '../domain/policy';
+import type { SignedRecord } from '../receipts/signed-record';
+import type { AuthorizationDecided, AuthorizationRequested } from './transaction.events';
+import { transactionStream } from './transaction.events';
+import type { TransactionRow } from './transaction.service';
+
+export interface PolicyVersionLookup {
+  version(organizationId: string, policyId: string, version: number): Promise<{ policy: PolicyDocument; policy_hash: string; version: number } | null>;
+}
+
+export interface TransactionFilter {
+  status?: string;
+  merchant_id?: string;
+  agent?: string;
+  from?: string;
+  to?: string;
+  limit: number;
+  cursor?: string;
+}
+
+const iso = (v: Date | string | null) => (v === null ? null : v instanceof Date ? v.toISOString() : new Date(v).toISOString());
+
+/** The public view of a transaction (its current state). */
+export function transactionView(row: TransactionRow) {
+  return {
+    transaction_id: row.transaction_id,
+    authorization_id: row.authorization_id,
+    status: row.status,
+    decision: row.decision,
+    reason_code: row.reason_code,
+    amount_cents: Number(row.amount_cents),
+    approved_amount_cents: row.approved_amount_cents === null ? null : Number(row.approved_amount_cents),
+    currency: row.currency,
+    merchant_id: row.merchant_id,
+    purpose_tag: row.purpose_tag,
+    delegated_authority: row.delegated_authority,
+    policy_id: row.policy_id,
+    policy_version: row.policy_version,
+    policy_hash: row.policy_hash,
+    mode: row.mode,
+    provider: row.provider,
+    provider_reference: row.provider_reference,
+    execution: { state: row.execution_state, attempts: row.execution_attempts, last_attempt_at: iso(row.last_attempt_at) },
+    expires_at: iso(row.expires_at),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+/** `api_key:key_x` → {type: 'api_key', id: 'key_x'}. */
+export function actorOf(actor: unknown): { type: string; id: string } {
+  const text = typeof actor === 'string' ? actor : 'unknown';
+  const at = text.indexOf(':');
+  return at < 0 ? { type: 'unknown', id: text } : { type: text.slice(0, at), id: text.slice(at + 1) };
+}
+
+/** One timeline entry: the stored event (every field its hash covers) plus readable fields. */
+export function timelineEntry(e: RecordedEvent) {
+  const { transaction_id: _t, organization_id: _o, status, ...details } = e.data as Record<string, unknown>;
+  return {
+    event_id: e.event_id,
+    event_type: e.type,
+    sequence: e.revision + 1,
+    timestamp: e.recorded_at,
+    actor: actorOf(e.metadata.actor),
+    status,
+    metadata: details,
+    hash: e.hash,
+    prev_hash: e.prev_hash,
+    stored: { event_id: e.event_id, stream_id: e.stream_id, revision: e.revision, type: e.type, data: e.data, metadata: e.metadata, recorded_at: e.recorded_at, prev_hash: e.prev_hash, hash: e.hash },
+  };
+}
+
+/** Reads of the transactions: state, lists, timelines with their chain verdict, replays, records. */
+export class TransactionQueries {
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly store: SqlEventStore,
+    private readonly policies: PolicyVersionLookup,
+  ) {}
+
+  async list(organizationId: string, f: TransactionFilter) {
+    const params: unknown[] = [organizationId];
+    const where = ['organization_id = $1'];
+    const add = (sql: string, value: unknown) => {
+      params.push(value);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (f.status) add('status = ?', f.status);
+    if (f.merchant_id) add('merchant_id = ?', f.merchant_id);
+    if (f.agent) add('delegated_authority = ?', f.agent);
+    if (f.from) add('created_at >= ?', f.from);
+    if (f.to) add('created_at < ?', f.to);
+    if (f.cursor) {
+      const c = decodeCursor(f.cursor);
+      params.push(c.created_at, c.transaction_id);
+      where.push(`(created_at, transaction_id) < ($${params.length - 1}::timestamptz, $${params.length})`);
+    }
+    params.push(f.limit + 1);
+    const rows = await this.db.query<TransactionRow>(
+      `SELECT * FROM commerce_transactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, transaction_id DESC LIMIT $${params.length}`,
+      params,
+    );
+    const page = rows.slice(0, f.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(transactionView),
+      next_cursor: rows.length > f.limit && last ? encodeCursor(iso(last.created_at)!, last.transaction_id) : null,
+    };
+  }
+
+  async events(organizationId: string, transactionId: string) {
+    await this.owned(organizationId, transactionId);
+    const stream = transactionStream(transactionId);
+    const [events, verdict] = await Promise.all([this.store.readStream(stream), this.store.verifyStream(stream)]);
+    return { transaction_id: transactionId, chain_valid: verdict.valid, chain: verdict, events: events.map(timelineEntry) };
+  }
+
+  /**
+   * Re-evaluates the recorded request against the exact policy version that decided it, at the
+   * recorded instant and with the recorded spend, and says whether the decision is reproduced.
+   */
+  async replay(organizationId: string, transactionId: string) {
+    await this.owned(organizationId, transactionId);
+    const [requested, decided] = await this.store.readStream(transactionStream(transactionId), { limit: 2 });
+    const req = requested.data as AuthorizationRequested;
+    const dec = decided.data as AuthorizationDecided;
+    const version = req.policy_version === null ? null : await this.policies.version(organizationId, req.policy_id, req.policy_version);
+    const spent = new Map(dec.spend.map((s) => [s.cap_key, s.spent_before_cents]));
+    const replayed: Evaluation = evaluatePolicy(version?.policy ?? null, req.request as AuthorizationRequest, {
+      now: new Date(dec.evaluated_at),
+      spent: (w) => spent.get(w.key) ?? 0,
+    });
+    const recomputedHash = version ? policyHash(version.policy) : null;
+    return {
+      transaction_id: transactionId,
+      policy_id: req.policy_id,
+      policy_version: req.policy_version,
+      policy_hash: req.policy_hash,
+      policy_hash_matches: recomputedHash === req.policy_hash,
+      evaluated_at: dec.evaluated_at,
+      recorded: { decision: dec.decision, reason_code: dec.reason_code },
+      replayed: { decision: replayed.decision, reason_code: replayed.reason_code, checks: replayed.checks },
+      reproduced: replayed.decision === dec.decision && replayed.reason_code === dec.reason_code && recomputedHash === req.policy_hash,
+    };
+  }
+
+  /** The signed record of the decision (payment_decision.v1), for blocked decisions too. */
+  async decisionRecord(organizationId: string, transactionId: string): Promise<SignedRecord> {
+    await this.owned(organizationId, transactionId);
+    const [, decided] = await this.store.readStream(transactionStream(transactionId), { limit: 2 });
+    return (decided.data as AuthorizationDecided).decision_record;
+  }
+
+  async receipt(organizationId: string, transactionId: string): Promise<SignedRecord> {
+    const row = await this.owned(organizationId, transactionId);
+    if (row.status !== 'receipt_issued') {
+      throw new AppError('receipt_not_available', `transaction ${transactionId} is ${row.status}; a receipt exists once it has executed (its decision record is at /api/cdp/transactions/${transactionId}/decision)`, 404, { status: row.status });
+    }
+    const [last] = await this.store.readStream(transactionStream(transactionId), { direction: 'backwards', limit: 1 });
+    return (last.data as { receipt: SignedRecord }).receipt;
+  }
+
+  private async owned(organizationId: string, transactionId: string): Promise<TransactionRow> {
+    const [row] = await this.db.query<TransactionRow>('SELECT * FROM commerce_transactions WHERE transaction_id = $1 AND organization_id = $2', [transactionId, organizationId], {
+      name: 'commerce_tx_by_id',
+    });
+    if (!row) throw new AppError('not_found', `transaction ${transactionId} not found`, 404);
+    return row;
+  }
+}
+
+function encodeCursor(createdAt: string, transactionId: string): string {
+  return Buffer.from(JSON.stringify([createdAt, transactionId])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { created_at: string; transaction_id: string } {
+  try {
+    const [created_at, transaction_id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
+    if (typeof created_at === 'string' && !Number.isNaN(Date.parse(created_at)) && typeof transaction_id === 'string') return { created_at, transaction_id };
+  } catch {
+    /* falls through */
+  }
+  throw new AppError('invalid_cursor', 'cursor is not one this service issued', 400);
+}

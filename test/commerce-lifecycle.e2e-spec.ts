@@ -1,0 +1,374 @@
+import { createPublicKey, randomBytes, verify as edVerify } from 'node:crypto';
+import { AccessService, Scope } from '@app/access';
+import { canonicalJson, sha256Hex } from '@app/crypto';
+import { ExpirySweep } from '@app/commerce';
+import { LookupResult, SettlementProvider, SettleOutcome, SettleRequest } from '@app/settlement';
+import { startTestApp, TestApp } from './support/test-app';
+
+/** A provider whose outcomes the test scripts; it remembers settlements by idempotency key. */
+class ScriptedProvider extends SettlementProvider {
+  readonly name = 'sandbox';
+  readonly requests: SettleRequest[] = [];
+  readonly settled = new Map<string, LookupResult>();
+  next: Array<SettleOutcome | 'timeout_after_settling'> = [];
+  async settle(request: SettleRequest): Promise<SettleOutcome> {
+    this.requests.push(request);
+    const done = this.settled.get(request.idempotency_key);
+    if (done && done.outcome !== 'not_found') return done;
+    const step = this.next.shift() ?? { outcome: 'succeeded', provider_reference: `ref_${this.requests.length}` };
+    if (step === 'timeout_after_settling') {
+      this.settled.set(request.idempotency_key, { outcome: 'succeeded', provider_reference: `ref_late_${this.requests.length}` });
+      return { outcome: 'unknown' };
+    }
+    if (step.outcome === 'succeeded' || step.outcome === 'declined') this.settled.set(request.idempotency_key, step);
+    return step;
+  }
+  async lookup(key: string): Promise<LookupResult> {
+    return this.settled.get(key) ?? { outcome: 'not_found' };
+  }
+  settlementsOf(key: string): number {
+    return this.requests.filter((r) => r.idempotency_key === key).length;
+  }
+}
+
+const POLICY = {
+  limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 20_000 } },
+  spend_caps: [{ window: 'daily', currency: 'USD', amount_cents: 100_000 }],
+  merchants: { blocked: ['m_bad'], allowed: null },
+  purposes: { permitted: ['travel', 'software'] },
+  agents: { 'agent-7': { per_transaction_cents: 1_000 } },
+};
+
+describe('agent commerce lifecycle (e2e)', () => {
+  let t: TestApp;
+  const provider = new ScriptedProvider();
+  beforeAll(async () => {
+    t = await startTestApp({ TRUST_PROXY: 'true' }, [], { settlementProvider: provider });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const ip = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
+  const ALL: Scope[] = ['payments:write', 'payments:read', 'receipts:read', 'approvals:manage'];
+  const orgWithKey = async (scopes: Scope[] = ALL, policy: object | null = POLICY) => {
+    const access = t.app.get(AccessService);
+    const org = await access.createOrganization(`commerce-${randomBytes(3).toString('hex')}`);
+    const key = (await access.createApiKey(org.org_id, { scopes, mode: 'test' })).key;
+    if (policy) {
+      const admin = (await access.createApiKey(org.org_id, { scopes: ['payments:write'], mode: 'test' })).key;
+      const put = await call('PUT', '/api/cdp/policies/default', admin, policy);
+      expect(put.statusCode).toBe(200);
+    }
+    return { orgId: org.org_id, key };
+  };
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, key: string | null, payload?: unknown, headers: Record<string, string> = {}) =>
+    t.app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }), headers: { 'x-forwarded-for': ip(), ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
+  const inOneHour = () => new Date(Date.now() + 3600_000).toISOString();
+  const request = (over: Record<string, unknown> = {}) => ({
+    amount_cents: 1_500,
+    currency: 'USD',
+    merchant_id: 'm_airline',
+    purpose_tag: 'travel',
+    expiration_iso: inOneHour(),
+    ...over,
+  });
+  const authorize = async (key: string, over: Record<string, unknown> = {}) => {
+    const res = await call('POST', '/api/cdp/authorize', key, request(over));
+    expect(res.statusCode).toBe(200);
+    return res.json();
+  };
+  const eventTypes = async (key: string, txn: string) => {
+    const res = await call('GET', `/api/cdp/transactions/${txn}/events`, key);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.chain_valid).toBe(true);
+    return body.events.map((e: { event_type: string }) => e.event_type);
+  };
+
+  it('authorizes within policy, with the spec decision fields, and records requested then approved', async () => {
+    const { key } = await orgWithKey();
+    const d = await authorize(key);
+    expect(d).toMatchObject({ decision: 'authorized', policy_id: 'default', reason_code: null, status: 'authorized' });
+    expect(d.authorization_id).toMatch(/^auth_[0-9a-f]{32}$/);
+    expect(d.transaction_id).toMatch(/^txn_[0-9a-f]{32}$/);
+    expect(d.policy_hash).toBe(sha256Hex(canonicalJson(POLICY)));
+    expect(new Date(d.created_at).toISOString()).toBe(d.created_at);
+    expect(await eventTypes(key, d.transaction_id)).toEqual(['authorization.requested', 'authorization.approved']);
+    const state = (await call('GET', `/api/cdp/transactions/${d.transaction_id}`, key)).json();
+    expect(state).toMatchObject({ transaction_id: d.transaction_id, status: 'authorized', amount_cents: 1500, currency: 'USD', merchant_id: 'm_airline' });
+  });
+
+  it.each([
+    ['AMOUNT_EXCEEDS_LIMIT', { amount_cents: 50_001 }],
+    ['AMOUNT_EXCEEDS_LIMIT', { currency: 'EUR' }],
+    ['AMOUNT_EXCEEDS_LIMIT', { delegated_authority: 'agent-7', amount_cents: 1_001 }],
+    ['MERCHANT_BLOCKED', { merchant_id: 'm_bad' }],
+    ['PURPOSE_NOT_PERMITTED', { purpose_tag: 'gambling' }],
+    ['EXPIRED', { expiration_iso: new Date(Date.now() - 1000).toISOString() }],
+  ])('blocks with %s, recorded with a signed decision record', async (reason, over) => {
+    const { key } = await orgWithKey();
+    const d = await authorize(key, over);
+    expect(d).toMatchObject({ decision: 'blocked', reason_code: reason, status: 'rejected' });
+    expect(await eventTypes(key, d.transaction_id)).toEqual(['authorization.requested', 'authorization.rejected']);
+    const record = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/decision`, key)).json();
+    expect(record).toMatchObject({ schema_version: 'payment_decision.v1', payload: { decision: 'blocked', reason_code: reason, transaction_id: d.transaction_id } });
+    const verified = (await call('POST', '/api/cdp/receipts/verify', null, record)).json();
+    expect(verified).toMatchObject({ verified: true, schema_version: 'payment_decision.v1' });
+    const replay = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/replay`, key)).json();
+    expect(replay).toMatchObject({ reproduced: true, recorded: { decision: 'blocked', reason_code: reason }, replayed: { decision: 'blocked', reason_code: reason } });
+  });
+
+  it('blocks with POLICY_NOT_FOUND when the organization has no policy', async () => {
+    const { key } = await orgWithKey(ALL, null);
+    expect(await authorize(key)).toMatchObject({ decision: 'blocked', reason_code: 'POLICY_NOT_FOUND', policy_hash: null });
+  });
+
+  it('escalates above the review threshold; a reviewer approves a lower amount; execution issues a receipt that verifies offline', async () => {
+    const { key } = await orgWithKey();
+    const d = await authorize(key, { amount_cents: 30_000 });
+    expect(d).toMatchObject({ decision: 'needs_review', reason_code: 'REVIEW_REQUIRED', status: 'needs_review' });
+    const queue = (await call('GET', '/api/cdp/approvals', key)).json();
+    expect(queue.items.map((i: { authorization_id: string }) => i.authorization_id)).toContain(d.authorization_id);
+
+    const early = await call('POST', `/api/cdp/transactions/${d.transaction_id}/execute`, key);
+    expect(early.statusCode).toBe(409);
+    expect(early.json().error).toBe('transaction_not_authorized');
+
+    const approved = await call('POST', `/api/cdp/approvals/${d.authorization_id}/approve`, key, { note: 'ok for the conference', amount_cents: 25_000 });
+    expect(approved.statusCode).toBe(200);
+    expect(approved.json()).toMatchObject({ status: 'authorized', approved_amount_cents: 25_000 });
+    const again = await call('POST', `/api/cdp/approvals/${d.authorization_id}/approve`, key, {});
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error).toBe('authorization_not_pending');
+
+    const executed = await call('POST', `/api/cdp/transactions/${d.transaction_id}/execute`, key);
+    expect(executed.statusCode).toBe(200);
+    expect(executed.json()).toMatchObject({ outcome: 'succeeded', transaction: { status: 'receipt_issued' } });
+    expect(await eventTypes(key, d.transaction_id)).toEqual([
+      'authorization.requested',
+      'authorization.escalated',
+      'authorization.human_approved',
+      'execution.initiated',
+      'execution.succeeded',
+      'receipt.issued',
+    ]);
+    const timeline = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/events`, key)).json();
+    const human = timeline.events[2];
+    expect(human).toMatchObject({ actor: { type: 'api_key' }, status: 'authorized', metadata: { note: 'ok for the conference', amount_cents: 25_000 } });
+
+    const receiptRes = await call('GET', `/api/cdp/receipts/${d.transaction_id}`, key);
+    expect(receiptRes.statusCode).toBe(200);
+    const receipt = receiptRes.json();
+    expect(receipt).toMatchObject({ schema_version: 'payment_receipt.v1', payload: { transaction_id: d.transaction_id, amount_cents: 25_000, currency: 'USD', provider: 'sandbox' } });
+    expect(receipt.payload.timeline_last_event_hash).toBe(timeline.events[4].hash);
+    // Offline: recompute the hash and check the Ed25519 signature against the published key.
+    const digest = sha256Hex(canonicalJson(receipt.payload));
+    expect(receipt.receipt_hash).toBe(`sha256:${digest}`);
+    const keys = (await call('GET', '/.well-known/signing-keys.json', null)).json();
+    const pub = keys.keys.find((k: { key_id: string }) => k.key_id === receipt.signature.key_id);
+    const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pub.public_key }, format: 'jwk' });
+    expect(edVerify(null, Buffer.from(digest, 'ascii'), publicKey, Buffer.from(receipt.signature.value, 'base64url'))).toBe(true);
+
+    expect((await call('POST', '/api/cdp/receipts/verify', null, receipt)).json()).toMatchObject({ verified: true, transaction_id: d.transaction_id });
+    const tampered = { ...receipt, payload: { ...receipt.payload, amount_cents: 1 } };
+    expect((await call('POST', '/api/cdp/receipts/verify', null, tampered)).json()).toMatchObject({ verified: false, reason: 'hash_mismatch' });
+    const forged = { ...tampered, receipt_hash: `sha256:${sha256Hex(canonicalJson(tampered.payload))}` };
+    expect((await call('POST', '/api/cdp/receipts/verify', null, forged)).json()).toMatchObject({ verified: false, reason: 'signature_invalid' });
+
+    // Executing again returns the settled transaction; the provider is not charged twice.
+    const charges = provider.settlementsOf(d.transaction_id);
+    const repeat = await call('POST', `/api/cdp/transactions/${d.transaction_id}/execute`, key);
+    expect(repeat.json()).toMatchObject({ outcome: 'already_executed' });
+    expect(provider.settlementsOf(d.transaction_id)).toBe(charges);
+  });
+
+  it('escalated then rejected by a reviewer releases the reserved spend', async () => {
+    const { key } = await orgWithKey();
+    const d = await authorize(key, { amount_cents: 45_000 });
+    const rejected = await call('POST', `/api/cdp/approvals/${d.authorization_id}/reject`, key, { note: 'not this one' });
+    expect(rejected.statusCode).toBe(200);
+    expect(rejected.json()).toMatchObject({ status: 'rejected', reason_code: 'REJECTED_BY_REVIEWER' });
+    expect(await eventTypes(key, d.transaction_id)).toEqual(['authorization.requested', 'authorization.escalated', 'authorization.rejected']);
+    // 45,000 released: three more of 30,000 (escalated, each reserving) still fit under 100,000.
+    for (let i = 0; i < 3; i++) expect((await authorize(key, { amount_cents: 30_000 })).decision).toBe('needs_review');
+    expect(await authorize(key, { amount_cents: 30_000 })).toMatchObject({ decision: 'blocked', reason_code: 'SPEND_CAP_EXCEEDED' });
+  });
+
+  it('escalated then expired: the sweep rejects with EXPIRED as the system, and a late approval gets 409', async () => {
+    const { key } = await orgWithKey();
+    const d = await authorize(key, { amount_cents: 30_000, expiration_iso: new Date(Date.now() + 1500).toISOString() });
+    expect(d.decision).toBe('needs_review');
+    await new Promise((r) => setTimeout(r, 1700));
+    await t.app.get(ExpirySweep).tick();
+    const late = await call('POST', `/api/cdp/approvals/${d.authorization_id}/approve`, key, {});
+    expect(late.statusCode).toBe(409);
+    expect(late.json().error).toBe('authorization_not_pending');
+    const timeline = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/events`, key)).json();
+    expect(timeline.events.map((e: { event_type: string }) => e.event_type)).toEqual(['authorization.requested', 'authorization.escalated', 'authorization.rejected']);
+    expect(timeline.events[2]).toMatchObject({ actor: { type: 'system', id: 'expiry-sweep' }, metadata: { reason_code: 'EXPIRED', rejected_by: 'expiry' } });
+  });
+
+  it('a decision after the window closed records the expiry, not the human decision', async () => {
+    const { key } = await orgWithKey();
+    const d = await authorize(key, { amount_cents: 30_000, expiration_iso: new Date(Date.now() + 1000).toISOString() });
+    await new Promise((r) => setTimeout(r, 1200));
+    const late = await call('POST', `/api/cdp/approvals/${d.authorization_id}/approve`, key, {});
+    expect(late.statusCode).toBe(409);
+    expect(late.json().error).toBe('authorization_expired');
+    const state = (await call('GET', `/api/cdp/transactions/${d.transaction_id}`, key)).json();
+    expect(state).toMatchObject({ status: 'rejected', reason_code: 'EXPIRED' });
+  });
+
+  it('approve and reject racing give exactly one outcome; the loser gets 409', async () => {
+    const { key } = await orgWithKey();
+    const d = await authorize(key, { amount_cents: 30_000 });
+    const results = await Promise.all([
+      call('POST', `/api/cdp/approvals/${d.authorization_id}/approve`, key, {}),
+      call('POST', `/api/cdp/approvals/${d.authorization_id}/reject`, key, {}),
+      call('POST', `/api/cdp/approvals/${d.authorization_id}/approve`, key, {}),
+    ]);
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409, 409]);
+    const types = await eventTypes(key, d.transaction_id);
+    expect(types).toHaveLength(3);
+  });
+
+  it('execution failed then retried: the transaction stays authorized and the retry reuses the provider key', async () => {
+    const { key } = await orgWithKey();
+    const d = await authorize(key);
+    provider.next.push({ outcome: 'failed', code: 'provider_5xx', retryable: true });
+    const failed = await call('POST', `/api/cdp/transactions/${d.transaction_id}/execute`, key);
+    expect(failed.statusCode).toBe(502);
+    expect(failed.json()).toMatchObject({ error: 'settlement_failed', details: { retryable: true, transaction: { status: 'authorized' } } });
+    const ok = await call('POST', `/api/cdp/transactions/${d.transaction_id}/execute`, key);
+    expect(ok.statusCode).toBe(200);
+    expect(await eventTypes(key, d.transaction_id)).toEqual([
+      'authorization.requested',
+      'authorization.approved',
+      'execution.initiated',
+      'execution.failed',
+      'execution.initiated',
+      'execution.succeeded',
+      'receipt.issued',
+    ]);
+    expect(provider.settlementsOf(d.transaction_id)).toBe(2);
+    expect(provider.requests.filter((r) => r.reference === d.transaction_id).every((r) => r.idempotency_key === d.transaction_id)).toBe(true);
+  });
+
+  it('a provider timeout is reconciled by asking the provider, so it never settles twice', async () => {
+    const { key } = await orgWithKey();
+    const d = await authorize(key);
+    provider.next.push('timeout_after_settling');
+    const res = await call('POST', `/api/cdp/transactions/${d.transaction_id}/execute`, key);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ outcome: 'succeeded', transaction: { status: 'receipt_issued', provider_reference: expect.stringMatching(/^ref_late_/) } });
+    expect(provider.settlementsOf(d.transaction_id)).toBe(1);
+  });
+
+  it('a declined payment is final: 402, and no retry', async () => {
+    const { key } = await orgWithKey();
+    const d = await authorize(key);
+    provider.next.push({ outcome: 'declined', code: 'card_declined' });
+    const declined = await call('POST', `/api/cdp/transactions/${d.transaction_id}/execute`, key);
+    expect(declined.statusCode).toBe(402);
+    expect(declined.json().error).toBe('payment_declined');
+    expect((await call('POST', `/api/cdp/transactions/${d.transaction_id}/execute`, key)).statusCode).toBe(409);
+  });
+
+  it('200 parallel authorizations of 10.00 against a 1,000.00 daily cap give exactly 100 authorized', async () => {
+    const { key } = await orgWithKey(ALL, { limits: { USD: { per_transaction_cents: 5_000 } }, spend_caps: [{ window: 'daily', currency: 'USD', amount_cents: 100_000 }] });
+    const results = await Promise.all(Array.from({ length: 200 }, () => call('POST', '/api/cdp/authorize', key, request({ amount_cents: 1_000 }))));
+    expect(results.every((r) => r.statusCode === 200)).toBe(true);
+    const decisions = results.map((r) => r.json());
+    expect(decisions.filter((d) => d.decision === 'authorized')).toHaveLength(100);
+    expect(decisions.filter((d) => d.decision === 'blocked').every((d) => d.reason_code === 'SPEND_CAP_EXCEEDED')).toBe(true);
+  });
+
+  it('lists transactions by state, merchant and agent, in stable cursor pages', async () => {
+    const { key } = await orgWithKey();
+    for (let i = 0; i < 5; i++) await authorize(key, { merchant_id: `m_list_${i % 2}` });
+    await authorize(key, { merchant_id: 'm_bad' });
+    await authorize(key, { delegated_authority: 'agent-7', amount_cents: 500 });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: { transaction_id: string }[]; next_cursor: string | null } = (
+        await call('GET', `/api/cdp/transactions?limit=2${cursor ? `&cursor=${cursor}` : ''}`, key)
+      ).json();
+      seen.push(...page.items.map((i) => i.transaction_id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toHaveLength(7);
+    expect(new Set(seen).size).toBe(7);
+    expect((await call('GET', '/api/cdp/transactions?status=rejected', key)).json().items).toHaveLength(1);
+    expect((await call('GET', '/api/cdp/transactions?merchant_id=m_list_0', key)).json().items).toHaveLength(3);
+    expect((await call('GET', '/api/cdp/transactions?agent=agent-7', key)).json().items).toHaveLength(1);
+    expect((await call('GET', '/api/cdp/transactions?cursor=garbage', key)).statusCode).toBe(400);
+    expect((await call('GET', '/api/cdp/transactions?status=lost', key)).statusCode).toBe(400);
+    expect((await call('GET', '/api/cdp/transactions?limit=201', key)).statusCode).toBe(400);
+  });
+
+  describe('bad input', () => {
+    let key: string;
+    beforeAll(async () => {
+      key = (await orgWithKey()).key;
+    });
+    it.each([
+      ['a string amount', { amount_cents: '1500' }, 'amount_cents'],
+      ['a negative amount', { amount_cents: -5 }, 'amount_cents'],
+      ['a float amount', { amount_cents: 10.5 }, 'amount_cents'],
+      ['a zero amount', { amount_cents: 0 }, 'amount_cents'],
+      ['an unknown currency', { currency: 'XYZ' }, 'currency'],
+      ['a lower-case currency', { currency: 'usd' }, 'currency'],
+      ['a malformed expiry', { expiration_iso: '2026-13-45T99:00:00Z' }, 'expiration_iso'],
+      ['an expiry without a zone', { expiration_iso: '2030-01-01T00:00:00' }, 'expiration_iso'],
+      ['a merchant display name', { merchant_id: 'Acme Travel Inc.' }, 'merchant_id'],
+      ['an unknown field', { tip_cents: 5 }, ''],
+    ])('refuses %s with 400 naming the field', async (_what, over, field) => {
+      const res = await call('POST', '/api/cdp/authorize', key, request(over));
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ ok: false, error: 'validation_failed' });
+      if (field) expect(res.json().details.map((d: { field: string }) => d.field)).toContain(field);
+    });
+    it('refuses a missing body and missing fields', async () => {
+      const res = await call('POST', '/api/cdp/authorize', key, {});
+      expect(res.statusCode).toBe(400);
+      expect(res.json().details.map((d: { field: string }) => d.field)).toEqual(expect.arrayContaining(['amount_cents', 'currency', 'merchant_id', 'purpose_tag', 'expiration_iso']));
+      expect((await call('POST', '/api/cdp/authorize', key, [1, 2])).statusCode).toBe(400);
+    });
+    it('needs a key with payments:write (401 without, 403 without the scope)', async () => {
+      expect((await call('POST', '/api/cdp/authorize', null, request())).statusCode).toBe(401);
+      const { key: readOnly } = await orgWithKey(['payments:read']);
+      const res = await call('POST', '/api/cdp/authorize', readOnly, request());
+      expect(res.statusCode).toBe(403);
+      const reviewerless = await call('POST', `/api/cdp/approvals/auth_${'0'.repeat(32)}/approve`, readOnly, {});
+      expect(reviewerless.statusCode).toBe(403);
+    });
+    it("answers 404 for another organization's transactions and authorizations, and 400 for malformed ids", async () => {
+      const d = await authorize(key, { amount_cents: 30_000 });
+      const { key: other } = await orgWithKey();
+      for (const url of [`/api/cdp/transactions/${d.transaction_id}`, `/api/cdp/transactions/${d.transaction_id}/events`, `/api/cdp/transactions/${d.transaction_id}/replay`, `/api/cdp/receipts/${d.transaction_id}`]) {
+        expect((await call('GET', url, other)).statusCode).toBe(404);
+      }
+      expect((await call('POST', `/api/cdp/transactions/${d.transaction_id}/execute`, other)).statusCode).toBe(404);
+      expect((await call('POST', `/api/cdp/approvals/${d.authorization_id}/approve`, other, {})).statusCode).toBe(404);
+      expect((await call('GET', '/api/cdp/transactions/txn_nothex', key)).statusCode).toBe(400);
+      expect((await call('POST', '/api/cdp/approvals/auth_123/approve', key, {})).statusCode).toBe(400);
+      expect((await call('GET', '/api/cdp/receipts/123', key)).statusCode).toBe(400);
+    });
+    it('refuses an approval above the requested amount, and malformed review bodies', async () => {
+      const d = await authorize(key, { amount_cents: 30_000 });
+      expect((await call('POST', `/api/cdp/approvals/${d.authorization_id}/approve`, key, { amount_cents: 30_001 })).statusCode).toBe(400);
+      expect((await call('POST', `/api/cdp/approvals/${d.authorization_id}/approve`, key, { amount_cents: 'all' })).statusCode).toBe(400);
+      expect((await call('POST', `/api/cdp/approvals/${d.authorization_id}/reject`, key, { note: 7 })).statusCode).toBe(400);
+    });
+    it('answers receipts for unsettled transactions with receipt_not_available, and malformed verify bodies with 400', async () => {
+      const d = await authorize(key);
+      const res = await call('GET', `/api/cdp/receipts/${d.transaction_id}`, key);
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error).toBe('receipt_not_available');
+      expect((await call('POST', '/api/cdp/receipts/verify', null, '"x"', { 'content-type': 'application/json' })).statusCode).toBe(400);
+      expect((await call('POST', '/api/cdp/receipts/verify', null, { schema_version: 'payment_receipt.v1' })).json()).toMatchObject({ verified: false, reason: 'malformed' });
+    });
+  });
+});
