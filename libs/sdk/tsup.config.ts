@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import * as path from 'node:path';
-import { defineConfig } from 'tsup';
+import { defineConfig, Options } from 'tsup';
 
 // Paths from this file, so `tsup --config libs/sdk/tsup.config.ts` works from the repo root.
 const dir = __dirname;
@@ -12,7 +12,7 @@ rmSync(outDir, { recursive: true, force: true });
 
 // @noble/* are ESM-only; bundling them gives CommonJS users (and jest) a package that just works,
 // and keeps noble's configuration (its SHA-512 hook) private to the SDK.
-const shared = { tsconfig, outDir, noExternal: [/^@noble\//], target: 'es2020', sourcemap: false, splitting: false, treeshake: true } as const;
+const shared: Options = { tsconfig, outDir, noExternal: [/^@noble\//], target: 'es2020', sourcemap: false, splitting: false, treeshake: true };
 
 export default defineConfig([
   {
