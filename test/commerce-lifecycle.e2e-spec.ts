@@ -284,6 +284,57 @@ describe('agent commerce lifecycle (e2e)', () => {
     expect(decisions.filter((d) => d.decision === 'blocked').every((d) => d.reason_code === 'SPEND_CAP_EXCEEDED')).toBe(true);
   });
 
+  describe('idempotency', () => {
+    it('replays the first response for the same key and body, refuses a different body with 422', async () => {
+      const { key } = await orgWithKey();
+      const body = request();
+      const first = await call('POST', '/api/cdp/authorize', key, body, { 'idempotency-key': 'pay-1' });
+      expect(first.statusCode).toBe(200);
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      // Same body with its keys in another order is the same body (compared by its JCS hash).
+      const reordered = Object.fromEntries(Object.entries(body).reverse());
+      const replay = await call('POST', '/api/cdp/authorize', key, reordered, { 'idempotency-key': 'pay-1' });
+      expect(replay.statusCode).toBe(200);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.json()).toEqual(first.json());
+      const reused = await call('POST', '/api/cdp/authorize', key, { ...body, amount_cents: 1_501 }, { 'idempotency-key': 'pay-1' });
+      expect(reused.statusCode).toBe(422);
+      expect(reused.json().error).toBe('idempotency_key_reused');
+      // Keys belong to the organization: another one may use the same key for its own request.
+      const { key: other } = await orgWithKey();
+      const theirs = await call('POST', '/api/cdp/authorize', other, body, { 'idempotency-key': 'pay-1' });
+      expect(theirs.json().transaction_id).not.toBe(first.json().transaction_id);
+      expect((await call('GET', '/api/cdp/transactions', key)).json().items).toHaveLength(1);
+    });
+
+    it('50 parallel requests with one key create one transaction, and every response is that transaction', async () => {
+      const { key } = await orgWithKey();
+      const body = request();
+      const responses = await Promise.all(Array.from({ length: 50 }, () => call('POST', '/api/cdp/authorize', key, body, { 'idempotency-key': 'burst' })));
+      expect(responses.every((r) => r.statusCode === 200)).toBe(true);
+      expect(new Set(responses.map((r) => r.json().transaction_id)).size).toBe(1);
+      expect((await call('GET', '/api/cdp/transactions', key)).json().items).toHaveLength(1);
+    });
+
+    it('an execute retried with its key replays the outcome without settling again', async () => {
+      const { key } = await orgWithKey();
+      const d = await authorize(key);
+      const first = await call('POST', `/api/cdp/transactions/${d.transaction_id}/execute`, key, undefined, { 'idempotency-key': 'exec-1' });
+      const again = await call('POST', `/api/cdp/transactions/${d.transaction_id}/execute`, key, undefined, { 'idempotency-key': 'exec-1' });
+      expect(first.statusCode).toBe(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.json()).toEqual(first.json());
+      expect(provider.settlementsOf(d.transaction_id)).toBe(1);
+    });
+
+    it('refuses a malformed Idempotency-Key', async () => {
+      const { key } = await orgWithKey();
+      const res = await call('POST', '/api/cdp/authorize', key, request(), { 'idempotency-key': 'x'.repeat(256) });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toBe('invalid_idempotency_key');
+    });
+  });
+
   it('lists transactions by state, merchant and agent, in stable cursor pages', async () => {
     const { key } = await orgWithKey();
     for (let i = 0; i < 5; i++) await authorize(key, { merchant_id: `m_list_${i % 2}` });
