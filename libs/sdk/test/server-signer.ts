@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { canonicalJson, decryptSecret, KeyRing, sha256Hex, signEd25519, toBase64Url } from '@app/crypto';
+import { canonicalJson, decryptSecret, KeyRing, PublicSigningKey, sha256Hex, signEd25519, toBase64Url } from '@app/crypto';
 import { CertificatePayload, SignedManifest, signingMessage } from '@app/notary';
 
 /**
@@ -16,7 +16,7 @@ export class ServerSigner {
   }
 
   /** /.well-known/signing-keys.json as served (through JSON). */
-  keysDocument(): { keys: Array<Record<string, unknown>> } {
+  keysDocument(): { keys: PublicSigningKey[] } {
     return JSON.parse(JSON.stringify({ keys: this.ring.list() }));
   }
 
