@@ -1,20 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { AccessService } from '@app/access';
 import { CreditsService } from '@app/notary';
-import { ChargeOutcome, ChargeRequest, SettlementProvider } from '@app/settlement';
+import { LookupResult, SettleOutcome, SettlementProvider, SettleRequest } from '@app/settlement';
 import { startTestApp, TestApp } from './support/test-app';
 
 /** A provider whose next outcomes the test decides. */
 class ScriptedProvider extends SettlementProvider {
   readonly name = 'scripted';
-  readonly charges: ChargeRequest[] = [];
-  next: ChargeOutcome[] = [];
-  async charge(request: ChargeRequest): Promise<ChargeOutcome> {
-    this.charges.push(request);
-    return this.next.shift() ?? { status: 'succeeded', providerReference: `ref-${this.charges.length}` };
+  readonly settles: SettleRequest[] = [];
+  next: SettleOutcome[] = [];
+  lookups: LookupResult[] = [];
+  async settle(request: SettleRequest): Promise<SettleOutcome> {
+    this.settles.push(request);
+    return this.next.shift() ?? { outcome: 'succeeded', provider_reference: `ref-${this.settles.length}` };
   }
-  async lookup(): Promise<ChargeOutcome | null> {
-    return null;
+  async lookup(): Promise<LookupResult> {
+    return this.lookups.shift() ?? { outcome: 'not_found' };
   }
 }
 
@@ -69,13 +70,24 @@ describe('notary credits (e2e)', () => {
   it('adds no credits when the provider declines or fails', async () => {
     const { key, orgId } = await keyIn(scripted);
     provider.next = [
-      { status: 'declined', providerReference: 'd-1', reason: 'insufficient_funds' },
-      { status: 'failed', reason: 'provider_unavailable', retryable: true },
+      { outcome: 'declined', code: 'insufficient_funds' },
+      { outcome: 'failed', code: 'provider_unavailable', retryable: true },
     ];
     expect((await post(scripted, '/api/payments/notary-credits-checkout', key, { credits: 3 })).json()).toMatchObject({ status: 'declined', reason: 'insufficient_funds', credits_purchased_total: 0 });
     expect((await post(scripted, '/api/payments/notary-credits-checkout', key, { credits: 3 })).json()).toMatchObject({ status: 'failed', reason: 'provider_unavailable', credits_purchased_total: 0 });
     expect(await scripted.app.get(CreditsService).purchased(orgId)).toBe(0);
-    expect(provider.charges.map((c) => c.amountCents)).toEqual([300, 300]);
+    expect(provider.settles.map((c) => c.amount_cents)).toEqual([300, 300]);
+  });
+
+  it('reconciles a timed-out settlement by looking it up: settled means credited, unknown means a retryable failure', async () => {
+    const { key, orgId } = await keyIn(scripted);
+    provider.next = [{ outcome: 'unknown' }, { outcome: 'unknown' }];
+    provider.lookups = [{ outcome: 'succeeded', provider_reference: 'late-1' }];
+    const settled = await post(scripted, '/api/payments/notary-credits-checkout', key, { credits: 2 });
+    expect(settled.json()).toMatchObject({ status: 'completed', provider_reference: 'late-1', credits_purchased_total: 2 });
+    const unknown = await post(scripted, '/api/payments/notary-credits-checkout', key, { credits: 2 });
+    expect(unknown.json()).toMatchObject({ status: 'failed', reason: 'settlement_outcome_unknown', credits_purchased_total: 2 });
+    expect(await scripted.app.get(CreditsService).purchased(orgId)).toBe(2);
   });
 
   it('refuses bad input, missing keys and keys without certificates:write', async () => {

@@ -3,7 +3,7 @@ import { AppConfig } from '@app/core';
 import type { Logger } from '@app/http';
 import { AccessModule, accessMigrations } from '@app/access';
 import { certificateMigrations, creditMigrations, NotaryModule, registryMigrations, signingKeyMigrations } from '@app/notary';
-import type { SettlementProvider } from '@app/settlement';
+import { settlementMigrations, type SettlementProvider } from '@app/settlement';
 import { PlatformModule } from '@app/platform';
 import { CommerceModule, policyMigrations } from '@app/commerce';
 import { idempotencyMigrations } from '@app/idempotency';
@@ -23,7 +23,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...policyMigrations, ...idempotencyMigrations] }),
+        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...policyMigrations, ...idempotencyMigrations, ...settlementMigrations] }),
         AccessModule.forRoot(config),
         NotaryModule.forRoot(config, { settlementProvider }),
         CommerceModule.forRoot(config),

@@ -1,2 +1,4 @@
 export * from './settlement-provider.port';
+export * from './sandbox-rules';
 export * from './sandbox-provider';
+export * from './settlement.migrations';

@@ -1,34 +1,99 @@
 import { createHash } from 'node:crypto';
-import { ChargeOutcome, ChargeRequest, SettlementProvider } from './settlement-provider.port';
+import type { SqlDatabase } from '@app/event-store';
+import { SANDBOX_DECLINE_CODE, SANDBOX_FAILURE_CODE, sandboxBehaviour } from './sandbox-rules';
+import { LookupResult, SettleOutcome, SettlementProvider, SettleRequest } from './settlement-provider.port';
+
+interface LedgerRow {
+  amount_cents: string | number;
+  currency: string;
+  merchant_id: string;
+  outcome: 'succeeded' | 'declined' | 'failed';
+  code: string | null;
+  provider_reference: string | null;
+}
+
+const COLUMNS = 'amount_cents, currency, merchant_id, outcome, code, provider_reference';
+
+/** Derived from the key, so a retried settlement is recognisably the same one. */
+export const sandboxReference = (idempotencyKey: string) => `sbx_${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 24)}`;
+
+const recorded = (row: LedgerRow): Exclude<LookupResult, { outcome: 'not_found' }> =>
+  row.outcome === 'succeeded'
+    ? { outcome: 'succeeded', provider_reference: row.provider_reference! }
+    : row.outcome === 'declined'
+      ? { outcome: 'declined', code: row.code! }
+      : { outcome: 'failed', code: row.code!, retryable: true };
 
 /**
- * The sandbox provider completes at once, deterministically, like card-network test numbers:
- * - amount ending in 02 cents (e.g. 1002): declined (`insufficient_funds`);
- * - amount ending in 05 cents: fails, retryable (`provider_unavailable`);
- * - anything else: succeeds.
- * The same idempotency key always gets the first outcome back, and the reference is derived
- * from it, so a retried charge is recognisably the same charge.
+ * The sandbox provider: settles at once, deterministically (the rules are in sandbox-rules.ts
+ * and the README). Its ledger is the `sandbox_settlements` table, not memory, so the
+ * same key never settles twice even when retries land on different processes, and `lookup`
+ * answers on every process. Each key's row is claimed with one INSERT … ON CONFLICT; a
+ * retry after a transient failure moves it to `succeeded` with one conditional UPDATE, so
+ * concurrent retries settle once.
  */
 export class SandboxSettlementProvider extends SettlementProvider {
   readonly name = 'sandbox';
-  private readonly outcomes = new Map<string, ChargeOutcome>();
 
-  async charge(request: ChargeRequest): Promise<ChargeOutcome> {
-    const earlier = this.outcomes.get(request.idempotencyKey);
-    if (earlier) return earlier;
-    const reference = `sbx_${createHash('sha256').update(request.idempotencyKey).digest('hex').slice(0, 24)}`;
-    const cents = request.amountCents % 100;
-    const outcome: ChargeOutcome =
-      cents === 2
-        ? { status: 'declined', providerReference: reference, reason: 'insufficient_funds' }
-        : cents === 5
-          ? { status: 'failed', reason: 'provider_unavailable', retryable: true }
-          : { status: 'succeeded', providerReference: reference };
-    if (outcome.status !== 'failed') this.outcomes.set(request.idempotencyKey, outcome);
-    return outcome;
+  constructor(private readonly db: SqlDatabase) {
+    super();
   }
 
-  async lookup(idempotencyKey: string): Promise<ChargeOutcome | null> {
-    return this.outcomes.get(idempotencyKey) ?? null;
+  async settle(request: SettleRequest): Promise<SettleOutcome> {
+    const invalid = invalidRequest(request);
+    if (invalid) return { outcome: 'failed', code: invalid, retryable: false };
+    const key = request.idempotency_key;
+    const behaviour = sandboxBehaviour(request.amount_cents, request.merchant_id);
+    const reference = sandboxReference(key);
+    const first =
+      behaviour === 'decline'
+        ? { outcome: 'declined', code: SANDBOX_DECLINE_CODE, ref: null }
+        : behaviour === 'fail_once'
+          ? { outcome: 'failed', code: SANDBOX_FAILURE_CODE, ref: null }
+          : { outcome: 'succeeded', code: null, ref: reference }; // a timeout settles too
+
+    const [inserted] = await this.db.query<LedgerRow>(
+      `INSERT INTO sandbox_settlements (idempotency_key, amount_cents, currency, merchant_id, reference, outcome, code, provider_reference)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (idempotency_key) DO NOTHING
+       RETURNING ${COLUMNS}`,
+      [key, request.amount_cents, request.currency, request.merchant_id, request.reference, first.outcome, first.code, first.ref],
+    );
+    if (inserted) return behaviour === 'timeout' ? { outcome: 'unknown' } : recorded(inserted);
+
+    const [existing] = await this.db.query<LedgerRow>(`SELECT ${COLUMNS} FROM sandbox_settlements WHERE idempotency_key = $1`, [key]);
+    if (
+      Number(existing.amount_cents) !== request.amount_cents ||
+      existing.currency !== request.currency ||
+      existing.merchant_id !== request.merchant_id
+    ) {
+      // As real providers do: a key is bound to its first request's parameters.
+      return { outcome: 'failed', code: 'idempotency_key_reused', retryable: false };
+    }
+    if (existing.outcome !== 'failed') return recorded(existing);
+    // A retry after the transient failure: it goes through now, once however many race.
+    const [retried] = await this.db.query<LedgerRow>(
+      `UPDATE sandbox_settlements
+       SET outcome = 'succeeded', code = NULL, provider_reference = $2, attempts = attempts + 1, updated_at = now()
+       WHERE idempotency_key = $1 AND outcome = 'failed'
+       RETURNING ${COLUMNS}`,
+      [key, reference],
+    );
+    if (retried) return recorded(retried);
+    return (await this.lookup(key)) as SettleOutcome;
   }
+
+  async lookup(idempotencyKey: string): Promise<LookupResult> {
+    const [row] = await this.db.query<LedgerRow>(`SELECT ${COLUMNS} FROM sandbox_settlements WHERE idempotency_key = $1`, [idempotencyKey]);
+    return row ? recorded(row) : { outcome: 'not_found' };
+  }
+}
+
+function invalidRequest(r: SettleRequest): string | null {
+  if (typeof r.idempotency_key !== 'string' || r.idempotency_key.length === 0 || r.idempotency_key.length > 255) return 'invalid_idempotency_key';
+  if (!Number.isSafeInteger(r.amount_cents) || r.amount_cents <= 0) return 'invalid_amount';
+  if (typeof r.currency !== 'string' || !/^[A-Z]{3}$/.test(r.currency)) return 'invalid_currency';
+  if (typeof r.merchant_id !== 'string' || r.merchant_id.length === 0) return 'invalid_merchant';
+  if (typeof r.reference !== 'string') return 'invalid_reference';
+  return null;
 }

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '@app/core';
 import { SqlDatabase, SqlEventStore, SqlExecutor } from '@app/event-store';
-import { SettlementProvider } from '@app/settlement';
+import { SettleOutcome, SettlementProvider, SettleRequest } from '@app/settlement';
 
 export const CREDIT_PRICE_CENTS = 100;
 export const creditsStream = (orgId: string) => `notary-credits-${orgId}`;
@@ -46,31 +46,44 @@ export class CreditsService {
     // The same Idempotency-Key is the same checkout: retried requests charge and credit once.
     const checkoutId = idempotencyKey ? derivedEventId(`checkout:${orgId}:${idempotencyKey}`) : randomUUID();
     const amount = credits * CREDIT_PRICE_CENTS;
-    const outcome = await this.provider.charge({
-      idempotencyKey: `notary-credits:${checkoutId}`,
-      amountCents: amount,
+    const outcome = await this.settle({
+      idempotency_key: `notary-credits:${checkoutId}`,
+      amount_cents: amount,
       currency: 'USD',
-      description: `${credits} notary credits`,
+      merchant_id: 'sigil_notary_credits',
+      reference: checkoutId,
     });
     const base = { checkout_id: checkoutId, credits, amount_cents: amount, provider: this.provider.name };
-    if (outcome.status !== 'succeeded') {
+    if (outcome.outcome !== 'succeeded') {
       await this.store.append(creditsStream(orgId), [
         {
-          event_id: derivedEventId(`${checkoutId}:failed:${outcome.status}`),
+          event_id: derivedEventId(`${checkoutId}:failed:${outcome.outcome}`),
           type: 'NotaryCreditsCheckoutFailed',
-          data: { checkout_id: checkoutId, status: outcome.status, reason: outcome.reason },
+          data: { checkout_id: checkoutId, status: outcome.outcome, reason: outcome.code },
         },
       ]);
       return {
         ...base,
-        status: outcome.status === 'declined' ? 'declined' : 'failed',
-        provider_reference: outcome.status === 'declined' ? outcome.providerReference : null,
-        reason: outcome.reason,
+        status: outcome.outcome,
+        provider_reference: null,
+        reason: outcome.code,
         credits_purchased_total: await this.purchased(orgId),
       };
     }
-    await this.complete(orgId, checkoutId, credits, outcome.providerReference);
-    return { ...base, status: 'completed', provider_reference: outcome.providerReference, reason: null, credits_purchased_total: await this.purchased(orgId) };
+    await this.complete(orgId, checkoutId, credits, outcome.provider_reference);
+    return { ...base, status: 'completed', provider_reference: outcome.provider_reference, reason: null, credits_purchased_total: await this.purchased(orgId) };
+  }
+
+  /**
+   * Settles through the provider; an unknown outcome (a timeout) is reconciled by a lookup. One
+   * still unknown is reported as a retryable failure: a retry with the same Idempotency-Key
+   * reuses the provider key, so it never charges twice.
+   */
+  private async settle(request: SettleRequest): Promise<Exclude<SettleOutcome, { outcome: 'unknown' }>> {
+    const outcome = await this.provider.settle(request);
+    if (outcome.outcome !== 'unknown') return outcome;
+    const found = await this.provider.lookup(request.idempotency_key);
+    return found.outcome === 'not_found' ? { outcome: 'failed', code: 'settlement_outcome_unknown', retryable: true } : found;
   }
 
   /** Records a completed purchase; completing the same checkout again changes nothing. */

@@ -38,7 +38,11 @@ export class NotaryModule implements OnModuleInit, OnApplicationShutdown {
           useFactory: (db: SqlDatabase, store: SqlEventStore, keys: SigningKeyStore) => new CertificateService(db, store, keys, new URL(config.BASE_URL).host),
           inject: [SqlDatabase, SqlEventStore, SigningKeyStore],
         },
-        { provide: SettlementProvider, useValue: options.settlementProvider ?? new SandboxSettlementProvider() },
+        {
+          provide: SettlementProvider,
+          useFactory: (db: SqlDatabase) => options.settlementProvider ?? new SandboxSettlementProvider(db),
+          inject: [SqlDatabase],
+        },
         {
           provide: CreditsService,
           useFactory: (db: SqlDatabase, store: SqlEventStore, provider: SettlementProvider) => new CreditsService(db, store, provider),
