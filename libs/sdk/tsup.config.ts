@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { defineConfig, Options } from 'tsup';
 
@@ -7,8 +6,8 @@ const dir = __dirname;
 const entry = path.join(dir, 'src/index.ts');
 const outDir = path.join(dir, 'dist');
 const tsconfig = path.join(dir, 'tsconfig.json');
-// The two builds run in parallel, so neither may clean: the directory is emptied once, here.
-rmSync(outDir, { recursive: true, force: true });
+// No `clean`: the two builds run in parallel, and a running app may be serving the browser
+// bundle; files are overwritten in place. `npm run build:clean` (prepublishOnly) starts afresh.
 
 // @noble/* are ESM-only; bundling them gives CommonJS users (and jest) a package that just works,
 // and keeps noble's configuration (its SHA-512 hook) private to the SDK.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { canonicalJson as serverCanonicalJson } from '@app/crypto';
 import { canonicalJson, CanonicalizationError } from './canonical-json';
 
@@ -47,6 +48,17 @@ describe('SDK canonicalJson', () => {
     expect(() => canonicalJson(deep)).toThrow(/deeper than 256/);
     expect(() => serverCanonicalJson(deep)).toThrow(/deeper than 256/);
     expect(canonicalJson((deep as unknown[])[0])).toBe(serverCanonicalJson((deep as unknown[])[0]));
+  });
+
+  it('accepts plain objects and arrays from another realm (an iframe, a vm context)', () => {
+    const foreign = runInNewContext('({ b: [1, { c: "x" }], a: null })');
+    expect(Object.getPrototypeOf(foreign)).not.toBe(Object.prototype);
+    expect(canonicalJson(foreign)).toBe('{"a":null,"b":[1,{"c":"x"}]}');
+    expect(() => canonicalJson(runInNewContext('new Date(0)'))).toThrow(CanonicalizationError);
+    class Point {
+      x = 1;
+    }
+    expect(() => canonicalJson(new Point())).toThrow(CanonicalizationError);
   });
 
   it('keeps well-formed astral characters and drops undefined properties', () => {

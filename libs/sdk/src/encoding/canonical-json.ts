@@ -43,8 +43,9 @@ function serialize(value: unknown, path: string, depth: number): string {
         }
         return `[${items.join(',')}]`;
       }
+      // A plain object: its prototype is null or an Object.prototype (of any realm, e.g. an iframe's).
       const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) {
+      if (proto !== null && Object.getPrototypeOf(proto) !== null) {
         throw new CanonicalizationError(`${proto?.constructor?.name ?? 'object'} is not a plain JSON object`, path);
       }
       const record = value as Record<string, unknown>;
