@@ -45,7 +45,23 @@ const envSchema = z.object({
     .transform((v) => (v === '' ? undefined : v)),
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** How often each worker rejects escalated authorizations whose window has closed. */
+  COMMERCE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+  /** How long a webhook receiver has to answer one attempt. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Delays before each retry, ms, comma-separated (default about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .regex(/^\s*\d{1,10}(\s*,\s*\d{1,10}){0,49}\s*$/, { error: 'must be a comma-separated list of at most 50 delays in ms' })
+    .default('5000,300000,1800000,7200000,18000000,36000000,36000000')
+    .transform((v) => v.split(',').map((n) => Number(n.trim()))),
+  /** An endpoint whose attempts have all failed for this many days is disabled. */
+  WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().positive().max(365).default(5),
+  /** Deliveries processed at once per process. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  /** BullMQ key prefix in Redis: deployments sharing one Redis need different prefixes. */
+  WEBHOOK_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'must be 1..64 of letters, digits, _ and -' }).default('sigil'),
   WORKERS: z.enum(['on', 'off']).default('on'),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10000),

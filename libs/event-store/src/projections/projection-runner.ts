@@ -7,6 +7,12 @@ export interface Projection {
   readonly name: string;
   readonly filter?: AllFilter;
   apply(event: RecordedEvent, tx: SqlExecutor): Promise<void>;
+  /**
+   * Side effects once a batch has committed (e.g. enqueueing work it scheduled). At most once
+   * per batch, and not at all if the process dies between commit and hook: a consumer needs its
+   * own recovery path. Errors go to `onError`; they never undo the batch.
+   */
+  afterCommit?(events: RecordedEvent[]): Promise<void>;
 }
 
 export interface ProjectionRunnerOptions {
@@ -55,7 +61,7 @@ export class ProjectionRunner {
     const from = await this.checkpoint();
     const page = await this.store.readAll({ fromPosition: from, limit: this.batchSize, filter: this.projection.filter });
     if (page.nextPosition === from) return 0;
-    return this.db.transaction(async (tx) => {
+    const applied = await this.db.transaction(async (tx) => {
       await tx.query('INSERT INTO projection_checkpoints (name, position) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING', [
         this.projection.name,
       ]);
@@ -70,6 +76,10 @@ export class ProjectionRunner {
       ]);
       return page.events.length;
     });
+    if (applied > 0 && this.projection.afterCommit) {
+      await this.projection.afterCommit(page.events).catch((err) => this.options.onError?.(err));
+    }
+    return applied;
   }
 
   /** Runs batches until stopped, waiting for new events when caught up. */
