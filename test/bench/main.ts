@@ -13,9 +13,10 @@ import { limiterScenario } from './scenarios/limiter';
 import { verifyScenario } from './scenarios/verify';
 import { registryScenario } from './scenarios/registry';
 import { issueScenario } from './scenarios/issue';
+import { authorizeScenario } from './scenarios/authorize';
 
 /** Run order when no scenario is named. */
-const SCENARIOS: Scenario[] = [appendScenario, issueScenario, verifyScenario, registryScenario, limiterScenario];
+const SCENARIOS: Scenario[] = [appendScenario, issueScenario, verifyScenario, authorizeScenario, registryScenario, limiterScenario];
 
 function usage(): string {
   const width = Math.max(...SCENARIOS.map((s) => s.name.length));
