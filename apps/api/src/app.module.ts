@@ -5,6 +5,7 @@ import { AccessModule, accessMigrations } from '@app/access';
 import { certificateMigrations, creditMigrations, NotaryModule, registryMigrations, signingKeyMigrations } from '@app/notary';
 import { settlementMigrations, type SettlementProvider } from '@app/settlement';
 import { PlatformModule } from '@app/platform';
+import { webhookMigrations, WebhooksModule } from '@app/webhooks';
 import { CommerceModule, policyMigrations } from '@app/commerce';
 import { idempotencyMigrations } from '@app/idempotency';
 import { HealthController } from './health/health.controller';
@@ -23,9 +24,10 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...policyMigrations, ...idempotencyMigrations, ...settlementMigrations] }),
+        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...webhookMigrations, ...policyMigrations, ...idempotencyMigrations, ...settlementMigrations] }),
         AccessModule.forRoot(config),
         NotaryModule.forRoot(config, { settlementProvider }),
+        WebhooksModule.forRoot(config),
         CommerceModule.forRoot(config),
         ...imports,
       ],

@@ -2,18 +2,22 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import { ProjectionHost } from '@app/event-store';
 import type { Logger } from '@app/http';
-import { registryMigrations, registryProjection } from '@app/notary';
+import { registryMigrations, registryProjection, signingKeyMigrations } from '@app/notary';
 import { PlatformModule } from '@app/platform';
+import { webhookMigrations, WebhooksModule } from '@app/webhooks';
 
 const REGISTER_PROJECTIONS = Symbol('REGISTER_PROJECTIONS');
 
-/** The background role: projections (and, as they land, webhook delivery and sweeps). No HTTP. */
+/** The background role: projections, webhook fan-out and delivery (and, as they land, sweeps). No HTTP. */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [PlatformModule.forRoot({ config, logger, migrations: [...registryMigrations], runWorkers: true })],
+      imports: [
+        PlatformModule.forRoot({ config, logger, migrations: [...registryMigrations, ...signingKeyMigrations, ...webhookMigrations], runWorkers: true }),
+        WebhooksModule.forRoot(config, { http: false, runWorkers: true }),
+      ],
       providers: [{ provide: REGISTER_PROJECTIONS, useFactory: (host: ProjectionHost) => host.register(registryProjection), inject: [ProjectionHost] }],
     };
   }
