@@ -2,6 +2,7 @@ import { createPublicKey, randomBytes, verify as edVerify } from 'node:crypto';
 import { AccessService, Scope } from '@app/access';
 import { canonicalJson, sha256Hex } from '@app/crypto';
 import { ExpirySweep } from '@app/commerce';
+import { SqlDatabase } from '@app/event-store';
 import { LookupResult, SettlementProvider, SettleOutcome, SettleRequest } from '@app/settlement';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -282,6 +283,63 @@ describe('agent commerce lifecycle (e2e)', () => {
     const decisions = results.map((r) => r.json());
     expect(decisions.filter((d) => d.decision === 'authorized')).toHaveLength(100);
     expect(decisions.filter((d) => d.decision === 'blocked').every((d) => d.reason_code === 'SPEND_CAP_EXCEEDED')).toBe(true);
+  });
+
+  it('a timeline altered in the database fails its chain check', async () => {
+    const { key } = await orgWithKey();
+    const d = await authorize(key);
+    const db = t.app.get(SqlDatabase);
+    await db.query(`UPDATE events SET data = jsonb_set(data::jsonb, '{request,amount_cents}', '1')::json WHERE stream_id = $1 AND revision = 0`, [`transaction-${d.transaction_id}`]);
+    const timeline = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/events`, key)).json();
+    expect(timeline.chain_valid).toBe(false);
+    expect(timeline.chain).toMatchObject({ valid: false, broken_at_revision: 0, reason: 'hash_mismatch' });
+  });
+
+  describe('on the real sandbox provider', () => {
+    let sandbox: TestApp;
+    beforeAll(async () => {
+      sandbox = await startTestApp({ TRUST_PROXY: 'true' });
+    });
+    afterAll(async () => {
+      await sandbox?.close();
+    });
+    const sandboxKey = async () => {
+      const access = sandbox.app.get(AccessService);
+      const org = await access.createOrganization(`sandbox-${randomBytes(3).toString('hex')}`);
+      const k = (await access.createApiKey(org.org_id, { scopes: ALL, mode: 'test' })).key;
+      const put = await sandbox.app.inject({ method: 'PUT', url: '/api/cdp/policies/default', payload: { limits: { USD: { per_transaction_cents: 50_000 } } }, headers: { authorization: `Bearer ${k}`, 'x-forwarded-for': ip() } });
+      expect(put.statusCode).toBe(200);
+      return k;
+    };
+    const run = async (k: string, amount: number, merchant = 'm_shop') => {
+      const d = (await sandbox.app.inject({ method: 'POST', url: '/api/cdp/authorize', payload: request({ amount_cents: amount, merchant_id: merchant }), headers: { authorization: `Bearer ${k}`, 'x-forwarded-for': ip() } })).json();
+      expect(d.decision).toBe('authorized');
+      const execute = () => sandbox.app.inject({ method: 'POST', url: `/api/cdp/transactions/${d.transaction_id}/execute`, headers: { authorization: `Bearer ${k}`, 'x-forwarded-for': ip() } });
+      return { d, execute };
+    };
+    it('settles, fails once then settles on retry (..05), reconciles a timeout (..08), and declines for good (..02)', async () => {
+      const k = await sandboxKey();
+      const ok = await run(k, 1_000);
+      expect((await ok.execute()).json()).toMatchObject({ outcome: 'succeeded', transaction: { provider: 'sandbox', provider_reference: expect.stringMatching(/^sbx_/) } });
+
+      const flaky = await run(k, 1_005);
+      const first = await flaky.execute();
+      expect(first.statusCode).toBe(502);
+      const retried = await flaky.execute();
+      expect(retried.statusCode).toBe(200);
+      expect(retried.json().transaction.status).toBe('receipt_issued');
+
+      const slow = await run(k, 1_008);
+      const settled = await slow.execute();
+      expect(settled.statusCode).toBe(200);
+      expect(settled.json().transaction.status).toBe('receipt_issued');
+      const [{ n }] = await sandbox.app.get(SqlDatabase).query<{ n: string }>('SELECT count(*) AS n FROM sandbox_settlements WHERE idempotency_key = $1', [slow.d.transaction_id]);
+      expect(Number(n)).toBe(1);
+
+      const declined = await run(k, 1_000, 'm_decline');
+      expect((await declined.execute()).statusCode).toBe(402);
+      expect((await declined.execute()).json().error).toBe('payment_declined');
+    });
   });
 
   describe('idempotency', () => {
