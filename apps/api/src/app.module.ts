@@ -6,7 +6,7 @@ import { certificateMigrations, creditMigrations, NotaryModule, registryMigratio
 import { settlementMigrations, type SettlementProvider } from '@app/settlement';
 import { PlatformModule } from '@app/platform';
 import { webhookMigrations, WebhooksModule } from '@app/webhooks';
-import { CommerceModule, policyMigrations } from '@app/commerce';
+import { CommerceModule, policyMigrations, transactionMigrations } from '@app/commerce';
 import { idempotencyMigrations } from '@app/idempotency';
 import { HealthController } from './health/health.controller';
 
@@ -24,11 +24,11 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...webhookMigrations, ...policyMigrations, ...idempotencyMigrations, ...settlementMigrations] }),
+        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...webhookMigrations, ...policyMigrations, ...transactionMigrations, ...idempotencyMigrations, ...settlementMigrations] }),
         AccessModule.forRoot(config),
         NotaryModule.forRoot(config, { settlementProvider }),
         WebhooksModule.forRoot(config),
-        CommerceModule.forRoot(config),
+        CommerceModule.forRoot(config, { settlementProvider }),
         ...imports,
       ],
       controllers: [HealthController],

@@ -26,6 +26,8 @@ export class NotaryModule implements OnModuleInit, OnApplicationShutdown {
   static forRoot(config: AppConfig, options: { settlementProvider?: SettlementProvider } = {}): DynamicModule {
     return {
       module: NotaryModule,
+      // Global: commerce signs receipts and webhooks sign deliveries with the same signing keys.
+      global: true,
       controllers: [NotaryController, SigningKeysController, CreditsController, RegistryController, VerifyPageController],
       providers: [
         {
