@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { AccessService } from '@app/access';
 import type { Scope } from '@app/access';
 import { SqlEventStore } from '@app/event-store';
+import { createWebhookDeduplicator, verifyWebhook } from '@app/sdk';
 import { WEBHOOK_EVENT_TYPES } from '@app/webhooks';
 import { commerceLifecycle } from './support/commerce-events';
 import { isolatedEnv } from './support/isolated-env';
@@ -20,7 +21,8 @@ describe('webhooks (e2e)', () => {
   let receiver: WebhookReceiver;
   let access: AccessService;
   let store: SqlEventStore;
-  let signingKeys: { key_id: string; public_key: string; status: string }[];
+  let keysDocument: { keys: { key_id: string; public_key: string; status: string }[] };
+  let signingKeys: typeof keysDocument.keys;
 
   beforeAll(async () => {
     iso = await isolatedEnv();
@@ -35,7 +37,8 @@ describe('webhooks (e2e)', () => {
     });
     access = t.app.get(AccessService);
     store = t.app.get(SqlEventStore);
-    signingKeys = (await t.app.inject({ method: 'GET', url: '/.well-known/signing-keys.json' })).json().keys;
+    keysDocument = (await t.app.inject({ method: 'GET', url: '/.well-known/signing-keys.json' })).json();
+    signingKeys = keysDocument.keys;
   }, 60_000);
 
   afterAll(async () => {
@@ -107,7 +110,15 @@ describe('webhooks (e2e)', () => {
       expect(String(r.headers['webhook-signature']).split(' ').map((s) => s.split(',')[0])).toEqual(['v1', 'v1a']);
       expect(wh.verify(r.body, r.headers as Record<string, string>)).toEqual(JSON.parse(r.body)); // standardwebhooks, v1
       expect(verifyV1a(r)).toBe(true); // Ed25519 against /.well-known/signing-keys.json
+      // Our SDK's receiver kit: v1 with the secret, v1a with the keys document.
+      const headers = r.headers as Record<string, string>;
+      expect(verifyWebhook(r.body, headers, epAll.secret)).toEqual({ valid: true, id: headers['webhook-id'], timestamp: Number(headers['webhook-timestamp']) });
+      expect(verifyWebhook(r.body, headers, keysDocument as Parameters<typeof verifyWebhook>[2])).toMatchObject({ valid: true });
+      expect(verifyWebhook(r.body.replace('"sequence"', '"sequenc3"'), headers, keysDocument as Parameters<typeof verifyWebhook>[2])).toMatchObject({ valid: false, reason: 'no_matching_signature' });
     }
+    // Deduplicating by webhook-id leaves one of each event.
+    const dedupe = createWebhookDeduplicator();
+    expect(got.filter((r) => !dedupe.seen(String(r.headers['webhook-id'])))).toHaveLength(recorded.length);
 
     // The body: the contract's fields; sequence orders a transaction's events.
     const bodies = [...new Map(got.map((r) => [r.headers['webhook-id'], JSON.parse(r.body)])).values()];
@@ -324,6 +335,7 @@ describe('webhooks (e2e)', () => {
     const body = new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
     expect(new Webhook(ep.secret).verify(r.body, r.headers as Record<string, string>)).toEqual(body);
     expect(verifyV1a(r)).toBe(true);
+    for (const k of [secret, ep.secret]) expect(verifyWebhook(r.body, r.headers as Record<string, string>, k)).toMatchObject({ valid: true, id: webhook_id });
     expect(body).toMatchObject({ id: webhook_id, event_type: 'webhook.test', transaction_id: null, actor: { type: 'api_key' } });
     await eventually(async () => (await delivery(key, delivery_id)).status === 'delivered', 5000, 'the ping delivered');
 
