@@ -13,9 +13,20 @@ import { RecordVerifier } from './receipts/record-verifier';
 import { ExpirySweep } from './transactions/expiry-sweep';
 import { RecordedSpendLedger } from './transactions/transaction.projection';
 import { TransactionQueries } from './transactions/transaction.queries';
-import { TransactionService } from './transactions/transaction.service';
+import { AuthorizationExpiry, TransactionService } from './transactions/transaction.service';
 
 const COMMERCE_PROVIDER = Symbol('COMMERCE_SETTLEMENT_PROVIDER');
+
+/** The expiry sweep (and the purge of idempotency keys past 24 h), run by every worker. */
+const sweepProviders = (config: AppConfig) => [
+  { provide: AuthorizationExpiry, useFactory: (db: SqlDatabase, store: SqlEventStore) => new AuthorizationExpiry(db, store), inject: [SqlDatabase, SqlEventStore] },
+  {
+    provide: ExpirySweep,
+    useFactory: (expiry: AuthorizationExpiry, logger: Logger, idempotency: IdempotencyService) =>
+      new ExpirySweep(expiry, config.COMMERCE_SWEEP_INTERVAL_MS, logger, [() => idempotency.purgeExpired()]),
+    inject: [AuthorizationExpiry, LOGGER, IdempotencyService],
+  },
+];
 
 /** Agent commerce: policies, authorization, human approval, settlement, receipts, timelines. */
 @Module({})
@@ -55,15 +66,15 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
           useFactory: (keys: SigningKeyStore) => new RecordVerifier((keyId, message, signature, signedAt) => keys.current.verify(keyId, message, signature, signedAt)),
           inject: [SigningKeyStore],
         },
-        {
-          provide: ExpirySweep,
-          useFactory: (transactions: TransactionService, logger: Logger, idempotency: IdempotencyService) =>
-            new ExpirySweep(transactions, config.COMMERCE_SWEEP_INTERVAL_MS, logger, [() => idempotency.purgeExpired()]),
-          inject: [TransactionService, LOGGER, IdempotencyService],
-        },
+        ...sweepProviders(config),
       ],
       exports: [PolicyService, SPEND_LEDGER, TransactionService, TransactionQueries, ExpirySweep],
     };
+  }
+
+  /** The worker role (`start:worker`): only the sweep, which signs nothing and serves nothing. */
+  static forWorker(config: AppConfig): DynamicModule {
+    return { module: CommerceModule, imports: [IdempotencyModule.forRoot()], providers: sweepProviders(config), exports: [ExpirySweep] };
   }
 
   onApplicationBootstrap(): void {

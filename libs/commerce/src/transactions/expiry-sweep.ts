@@ -1,4 +1,4 @@
-import type { TransactionService } from './transaction.service';
+import type { AuthorizationExpiry } from './transaction.service';
 
 export interface SweepLogger {
   warn(obj: object, msg: string): void;
@@ -14,7 +14,7 @@ export class ExpirySweep {
   private running: Promise<void> | null = null;
 
   constructor(
-    private readonly transactions: TransactionService,
+    private readonly expiry: AuthorizationExpiry,
     private readonly intervalMs: number,
     private readonly logger: SweepLogger,
     private readonly extra: Array<() => Promise<unknown>> = [],
@@ -34,7 +34,7 @@ export class ExpirySweep {
       try {
         let batch: number;
         do {
-          batch = await this.transactions.expireDue(100);
+          batch = await this.expiry.expireDue(100);
           expired += batch;
         } while (batch === 100);
         for (const job of this.extra) await job();

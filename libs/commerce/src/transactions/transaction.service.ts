@@ -105,6 +105,7 @@ export class TransactionService {
     private readonly signer: () => Signer,
     private readonly issuer: string,
     private readonly now: () => Date = () => new Date(),
+    private readonly expiry = new AuthorizationExpiry(db, store, now),
   ) {}
 
   /**
@@ -207,7 +208,7 @@ export class TransactionService {
     }
     if (Date.parse(iso(row.expires_at)) <= this.now().getTime()) {
       // The window closed before this decision: record the expiry (never as a human decision).
-      await this.expire(row).catch((err) => {
+      await this.expiry.expire(row).catch((err) => {
         if (!(err instanceof WrongExpectedVersion)) throw err;
       });
       throw new AppError('authorization_expired', `the authorization window of ${authorizationId} closed at ${iso(row.expires_at)}`, 409);
@@ -256,43 +257,6 @@ export class TransactionService {
       throw err;
     }
     return this.rowByAuthorization(organizationId, authorizationId);
-  }
-
-  /** Rejects escalated authorizations whose window has closed (the scheduled sweep). Returns how many. */
-  async expireDue(limit = 100): Promise<number> {
-    const due = await this.db.query<TransactionRow>(
-      `SELECT * FROM commerce_transactions WHERE status = 'needs_review' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
-      [this.now().toISOString(), limit],
-    );
-    let expired = 0;
-    for (const row of due) {
-      try {
-        await this.expire(row);
-        expired++;
-      } catch (err) {
-        if (!(err instanceof WrongExpectedVersion)) throw err; // a reviewer or another sweeper won
-      }
-    }
-    return expired;
-  }
-
-  private async expire(row: TransactionRow): Promise<void> {
-    await this.appendTransition(row, [
-      {
-        type: 'authorization.rejected',
-        data: {
-          transaction_id: row.transaction_id,
-          authorization_id: row.authorization_id,
-          organization_id: row.organization_id,
-          status: nextStatus(row.status, 'authorization.rejected'),
-          decision: 'blocked',
-          reason_code: 'EXPIRED',
-          rejected_by: 'expiry',
-          released: row.reservations,
-        },
-        metadata: { actor: 'system:expiry-sweep', correlation_id: row.transaction_id },
-      },
-    ]);
   }
 
   /**
@@ -455,14 +419,69 @@ export class TransactionService {
     return { transaction_id: row.transaction_id, authorization_id: row.authorization_id, organization_id: row.organization_id };
   }
 
-  /** Appends events at the row's revision and applies them, in one database transaction. */
-  private async appendTransition(row: TransactionRow, events: Array<{ type: string; data: Record<string, unknown>; metadata: Record<string, string> }>): Promise<TransactionRow> {
-    return this.db.transaction(async (tx) => {
-      const result = await this.store.appendIn(tx, transactionStream(row.transaction_id), events, row.revision);
-      for (const e of result.events) await applyTransactionEvent(tx, e);
-      const [updated] = await tx.query<TransactionRow>('SELECT * FROM commerce_transactions WHERE transaction_id = $1', [row.transaction_id]);
-      return updated;
-    });
+  private appendTransition(row: TransactionRow, events: TransitionEvent[]): Promise<TransactionRow> {
+    return appendTransition(this.db, this.store, row, events);
+  }
+}
+
+type TransitionEvent = { type: string; data: Record<string, unknown>; metadata: Record<string, string> };
+
+/** Appends events at the row's revision and applies them, in one database transaction. */
+async function appendTransition(db: SqlDatabase, store: SqlEventStore, row: TransactionRow, events: TransitionEvent[]): Promise<TransactionRow> {
+  return db.transaction(async (tx) => {
+    const result = await store.appendIn(tx, transactionStream(row.transaction_id), events, row.revision);
+    for (const e of result.events) await applyTransactionEvent(tx, e);
+    const [updated] = await tx.query<TransactionRow>('SELECT * FROM commerce_transactions WHERE transaction_id = $1', [row.transaction_id]);
+    return updated;
+  });
+}
+
+/**
+ * Rejects escalated authorizations whose window has closed, with EXPIRED and the system as the
+ * actor (never as a human decision). Needs no signing key, so the worker role runs it alone.
+ */
+export class AuthorizationExpiry {
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly store: SqlEventStore,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** One pass of the sweep over what is due; returns how many it expired. */
+  async expireDue(limit = 100): Promise<number> {
+    const due = await this.db.query<TransactionRow>(
+      `SELECT * FROM commerce_transactions WHERE status = 'needs_review' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
+      [this.now().toISOString(), limit],
+    );
+    let expired = 0;
+    for (const row of due) {
+      try {
+        await this.expire(row);
+        expired++;
+      } catch (err) {
+        if (!(err instanceof WrongExpectedVersion)) throw err; // a reviewer or another sweeper won
+      }
+    }
+    return expired;
+  }
+
+  async expire(row: TransactionRow): Promise<void> {
+    await appendTransition(this.db, this.store, row, [
+      {
+        type: 'authorization.rejected',
+        data: {
+          transaction_id: row.transaction_id,
+          authorization_id: row.authorization_id,
+          organization_id: row.organization_id,
+          status: nextStatus(row.status, 'authorization.rejected'),
+          decision: 'blocked',
+          reason_code: 'EXPIRED',
+          rejected_by: 'expiry',
+          released: row.reservations,
+        },
+        metadata: { actor: 'system:expiry-sweep', correlation_id: row.transaction_id },
+      },
+    ]);
   }
 }
 
