@@ -39,6 +39,29 @@ describe('loadConfig', () => {
     expect(variablesOf(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe' }))).toEqual(['WEBHOOK_ALLOW_PRIVATE_TARGETS']);
   });
 
+  it('reads the webhook settings, with the delivery schedule of DESIGN.md by default', () => {
+    expect(loadConfig({})).toMatchObject({
+      WEBHOOK_TIMEOUT_MS: 10_000,
+      WEBHOOK_RETRY_SCHEDULE_MS: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      WEBHOOK_DISABLE_AFTER_DAYS: 5,
+      WEBHOOK_QUEUE_PREFIX: 'sigil',
+    });
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '100, 200,400', WEBHOOK_DISABLE_AFTER_DAYS: '0.5' })).toMatchObject({
+      WEBHOOK_RETRY_SCHEDULE_MS: [100, 200, 400],
+      WEBHOOK_DISABLE_AFTER_DAYS: 0.5,
+    });
+    for (const [variable, value] of [
+      ['WEBHOOK_RETRY_SCHEDULE_MS', '100,,200'],
+      ['WEBHOOK_RETRY_SCHEDULE_MS', '-5'],
+      ['WEBHOOK_RETRY_SCHEDULE_MS', '1s'],
+      ['WEBHOOK_TIMEOUT_MS', '0'],
+      ['WEBHOOK_DISABLE_AFTER_DAYS', '0'],
+      ['WEBHOOK_QUEUE_PREFIX', 'a:b'],
+    ]) {
+      expect(variablesOf(() => loadConfig({ [variable]: value }))).toEqual([variable]);
+    }
+  });
+
   it.each([
     ['PORT', 'abc'],
     ['PORT', '70000'],
