@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
 import * as src from '../src';
@@ -60,6 +61,27 @@ describe('@sigil/sdk package', () => {
     for (const file of ['index.mjs', 'index.cjs', 'sigil.browser.js']) {
       const code = readFileSync(path.join(DIST, file), 'utf8');
       expect({ file, found: code.match(/\brequire\(|node:|\bBuffer\b|\bprocess\./g) }).toEqual({ file, found: null });
+    }
+  });
+
+  it('type-checks for consumers resolving it by name, from ESM and from CommonJS (module nodenext)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sigil-sdk-consumer-'));
+    try {
+      mkdirSync(path.join(dir, 'node_modules/@sigil'), { recursive: true });
+      symlinkSync(SDK, path.join(dir, 'node_modules/@sigil/sdk'), 'dir');
+      const use = `const client = new SigilClient({ baseUrl: 'https://x' });
+        const r: CertificateVerification = verifyCertificate({}, { keys: [] });
+        const ok: boolean = r.valid && verifyWebhook('', {}, 'whsec_x').valid;
+        export const p: Promise<KeysDocument> = client.getSigningKeys();
+        export { ok };`;
+      writeFileSync(path.join(dir, 'esm.mts'), `import { SigilClient, verifyCertificate, verifyWebhook, type CertificateVerification, type KeysDocument } from '@sigil/sdk';\n${use}`);
+      writeFileSync(path.join(dir, 'cjs.cts'), `import { SigilClient, verifyCertificate, verifyWebhook, type CertificateVerification, type KeysDocument } from '@sigil/sdk';\n${use}`);
+      const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+      const compilerOptions = { noEmit: true, strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], types: [] };
+      writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['esm.mts', 'cjs.cts'] }));
+      run(process.execPath, [tsc, '-p', 'tsconfig.json'], dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
