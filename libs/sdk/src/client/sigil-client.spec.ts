@@ -224,6 +224,12 @@ describe('SigilClient typed methods', () => {
     expect(calls).toHaveLength(1);
   });
 
+  it('refuses a body on GET before sending anything', async () => {
+    const { client, calls } = harness([json(200, {})]);
+    await expect(client.request('GET', '/x', { body: { a: 1 } })).rejects.toThrow(TypeError);
+    expect(calls).toHaveLength(0);
+  });
+
   it('escapes path parameters', async () => {
     const { client, calls } = harness([json(200, {})]);
     await client.getCertificate('../admin?x=1');

@@ -127,6 +127,8 @@ export class SigilClient {
   async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const verb = method.toUpperCase();
     const safe = SAFE_METHODS.includes(verb);
+    // fetch refuses these itself; failing here keeps it from looking like a retryable network error.
+    if (opts.body !== undefined && (verb === 'GET' || verb === 'HEAD')) throw new TypeError(`a ${verb} request cannot have a body`);
     const idempotencyKey = opts.idempotencyKey === false || safe || opts.readOnly ? undefined : (opts.idempotencyKey ?? this.makeKey());
     const networkRetry = opts.retryNetworkErrors ?? (safe || opts.readOnly === true || idempotencyKey !== undefined);
     const url = this.url(path, opts.query);
