@@ -55,6 +55,11 @@ function importPublicKey(raw: Uint8Array): KeyObject | null {
   return key;
 }
 
+/** True when `raw` is 32 bytes that decode to an Ed25519 public key. */
+export function isEd25519PublicKey(raw: Uint8Array): boolean {
+  return raw.length === 32 && importPublicKey(raw) !== null;
+}
+
 /** True only for a valid signature; malformed keys or signatures are simply invalid. */
 export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   if (publicKey.length !== 32 || signature.length !== 64) return false;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { verifyEd25519 } from './ed25519';
+import { toBase64Url } from './base64url';
+import { generateEd25519KeyPair, privateKeyFromPkcs8, signEd25519, verifyEd25519 } from './ed25519';
 import { KeyRing, KeyRingError, keyVerdict, PublicSigningKey, StoredSigningKey } from './key-ring';
 import { decryptSecret, DecryptionError } from './secret-box';
 
@@ -61,7 +62,7 @@ describe('KeyRing.create', () => {
     const [record] = ring.toStored();
     expect(record.encrypted_private_key).toMatch(/^v1\./);
     // Decrypt with the KEK to learn the real private key, then look for it in the stored form.
-    const pkcs8 = decryptSecret(kek, record.encrypted_private_key, record.key_id);
+    const pkcs8 = decryptSecret(kek, record.encrypted_private_key!, record.key_id);
     expect(pkcs8).toHaveLength(48);
     const seed = pkcs8.subarray(16);
     const json = JSON.stringify(ring.toStored());
@@ -72,7 +73,7 @@ describe('KeyRing.create', () => {
       expect(Buffer.from(json).includes(secret)).toBe(false);
     }
     // The blob is bound to its record: other associated data does not open it.
-    expect(() => decryptSecret(kek, record.encrypted_private_key, 'another-key-id')).toThrow(DecryptionError);
+    expect(() => decryptSecret(kek, record.encrypted_private_key!, 'another-key-id')).toThrow(DecryptionError);
   });
 
   it('never exposes encrypted_private_key through list(), active() or get()', () => {
@@ -452,5 +453,57 @@ describe('keyVerdict', () => {
     expect(keyVerdict(retiredThenRevoked, at(T1, DAY), true)).toEqual({ valid: false, reason: 'signed_after_retirement' });
     expect(keyVerdict(retiredThenRevoked, T2, true)).toEqual({ valid: false, reason: 'key_revoked' });
     expect(keyVerdict(retiredThenRevoked, at(T2, DAY), true)).toEqual({ valid: false, reason: 'key_revoked' });
+  });
+});
+
+describe('KeyRing.addVerifyOnly (imported legacy keys)', () => {
+  const kek = randomBytes(32);
+  const legacy = generateEd25519KeyPair();
+  const legacyPrivate = privateKeyFromPkcs8(legacy.privateKeyPkcs8);
+  const input = { key_id: '3f0c1a52-7d1e-4c2b-9a55-0a7f1e2d3c4b', public_key: toBase64Url(legacy.publicKey), created_at: T0.toISOString() };
+
+  it('adds a retired key with no private key that verifies what it signed before the import', () => {
+    const ring = KeyRing.create(kek, T0);
+    const { key, added } = ring.addVerifyOnly(input, T2);
+    expect(added).toBe(true);
+    expect(key).toEqual({ ...input, algorithm: 'Ed25519', status: 'retired', retired_at: T2.toISOString(), revoked_at: null });
+    expect(ring.toStored().find((k) => k.key_id === input.key_id)?.encrypted_private_key).toBeNull();
+    const signature = signEd25519(legacyPrivate, msg);
+    expect(ring.verify(input.key_id, msg, signature, T1)).toEqual({ valid: true });
+    expect(ring.verify(input.key_id, msg, signature, at(T2, DAY))).toEqual({ valid: false, reason: 'signed_after_retirement' });
+    expect(ring.verify(input.key_id, Buffer.from('other'), signature, T1)).toEqual({ valid: false, reason: 'signature_invalid' });
+  });
+
+  it('never becomes the signer: the active key still signs, rotation and reload keep it verify-only', () => {
+    const ring = KeyRing.create(kek, T0);
+    const own = ring.active().key_id;
+    ring.addVerifyOnly(input, T1);
+    expect(ring.sign(msg).key_id).toBe(own);
+    ring.rotate(T2);
+    const reloaded = new KeyRing(kek, ring.toStored());
+    expect(reloaded.get(input.key_id)?.status).toBe('retired');
+    expect(activeCount(reloaded)).toBe(1);
+    expect(reloaded.active().key_id).not.toBe(input.key_id);
+  });
+
+  it('reuses a key id known with the same public key and refuses one known with another', () => {
+    const ring = KeyRing.create(kek, T0);
+    ring.addVerifyOnly(input, T1);
+    expect(ring.addVerifyOnly(input, T2)).toMatchObject({ added: false, key: { retired_at: T1.toISOString() } });
+    const other = toBase64Url(generateEd25519KeyPair().publicKey);
+    expectKeyRingError(() => ring.addVerifyOnly({ ...input, public_key: other }, T2), 'key_id_conflict');
+    expectKeyRingError(() => ring.addVerifyOnly({ ...input, key_id: ring.active().key_id, public_key: other }, T2), 'key_id_conflict');
+  });
+
+  it('refuses a public key that is not 32 bytes of base64url', () => {
+    const ring = KeyRing.create(kek, T0);
+    for (const public_key of ['', 'AAAA', `${input.public_key}=`, toBase64Url(randomBytes(33))]) {
+      expectKeyRingError(() => ring.addVerifyOnly({ ...input, public_key }, T1), 'invalid_public_key');
+    }
+  });
+
+  it('refuses a stored ring whose active key has no private key', () => {
+    const stored = KeyRing.create(kek, T0).toStored().map((k) => ({ ...k, encrypted_private_key: null }));
+    expectKeyRingError(() => new KeyRing(kek, stored), 'invalid_key_ring');
   });
 });

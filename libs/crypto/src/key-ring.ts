@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { toBase64Url } from './base64url';
-import { generateEd25519KeyPair, privateKeyFromPkcs8, signEd25519, verifyEd25519 } from './ed25519';
+import { fromBase64Url } from './base64url';
+import { generateEd25519KeyPair, isEd25519PublicKey, privateKeyFromPkcs8, signEd25519, verifyEd25519 } from './ed25519';
 import { decryptSecret, encryptSecret } from './secret-box';
 
 export type SigningKeyStatus = 'active' | 'retired' | 'revoked';
@@ -16,8 +17,19 @@ export interface StoredSigningKey {
   status: SigningKeyStatus;
   retired_at: string | null;
   revoked_at: string | null;
-  /** AES-256-GCM sealed PKCS#8, associated data = key_id. */
-  encrypted_private_key: string;
+  /**
+   * AES-256-GCM sealed PKCS#8, associated data = key_id. Null for a verify-only key (an imported
+   * legacy key: we hold its public half only, so it can never be active).
+   */
+  encrypted_private_key: string | null;
+}
+
+/** The public half of a key someone else signed with, to be kept for verification only. */
+export interface VerifyOnlyKeyInput {
+  key_id: string;
+  /** base64url of the raw 32-byte public key. */
+  public_key: string;
+  created_at: string;
 }
 
 /** The public view published in /.well-known/signing-keys.json. */
@@ -25,7 +37,7 @@ export type PublicSigningKey = Omit<StoredSigningKey, 'encrypted_private_key'>;
 
 export class KeyRingError extends Error {
   constructor(
-    readonly code: 'key_not_found' | 'key_revoked' | 'no_active_key' | 'invalid_key_ring',
+    readonly code: 'key_not_found' | 'key_revoked' | 'no_active_key' | 'invalid_key_ring' | 'key_id_conflict' | 'invalid_public_key',
     message: string,
   ) {
     super(message);
@@ -53,6 +65,9 @@ export class KeyRing {
     const active = stored.filter((k) => k.status === 'active');
     if (stored.length > 0 && active.length !== 1) {
       throw new KeyRingError('invalid_key_ring', `key ring must have exactly one active key, found ${active.length}`);
+    }
+    if (active.some((k) => k.encrypted_private_key === null)) {
+      throw new KeyRingError('invalid_key_ring', 'the active key has no private key (a verify-only key can never be active)');
     }
   }
 
@@ -132,11 +147,43 @@ export class KeyRing {
     return { revoked: publicView(key), activated };
   }
 
+  /**
+   * Adds a verify-only key (an imported legacy key): no private key, never active, `retired` as
+   * of `now`, so it verifies what it signed before and nothing dated later. A key id already in
+   * the ring is reused when its public key is the same and refused otherwise.
+   */
+  addVerifyOnly(input: VerifyOnlyKeyInput, now: Date = new Date()): { key: PublicSigningKey; added: boolean } {
+    const raw = fromBase64Url(input.public_key);
+    if (!raw || !isEd25519PublicKey(raw)) {
+      throw new KeyRingError('invalid_public_key', `public key of ${input.key_id} is not a base64url Ed25519 public key (32 bytes)`);
+    }
+    const existing = this.keys.get(input.key_id);
+    if (existing) {
+      if (existing.public_key !== input.public_key) {
+        throw new KeyRingError('key_id_conflict', `signing key ${input.key_id} is already known with another public key`);
+      }
+      return { key: publicView(existing), added: false };
+    }
+    const key: StoredSigningKey = {
+      key_id: input.key_id,
+      algorithm: 'Ed25519',
+      public_key: input.public_key,
+      created_at: input.created_at,
+      status: 'retired',
+      retired_at: now.toISOString(),
+      revoked_at: null,
+      encrypted_private_key: null,
+    };
+    this.keys.set(key.key_id, key);
+    return { key: publicView(key), added: true };
+  }
+
   /** Signs with the active key. The private key is decrypted once and kept as a KeyObject. */
   sign(message: Uint8Array): { key_id: string; signature: Buffer } {
     const active = this.active();
     if (!this.activeSigner || this.activeSigner.keyId !== active.key_id) {
       const stored = this.keys.get(active.key_id)!;
+      if (stored.encrypted_private_key === null) throw new KeyRingError('invalid_key_ring', 'the active key has no private key');
       const der = decryptSecret(this.kek, stored.encrypted_private_key, stored.key_id);
       this.activeSigner = { keyId: stored.key_id, key: privateKeyFromPkcs8(der) };
     }

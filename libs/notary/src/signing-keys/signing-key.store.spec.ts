@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { generateEd25519KeyPair, toBase64Url } from '@app/crypto';
 import { openTestStore } from '../../../../test/support/test-store';
 import { signingKeyMigrations } from './signing-keys.migrations';
 import { SIGNING_KEYS_STREAM, SigningKeyStore } from './signing-key.store';
@@ -54,5 +55,29 @@ describe('SigningKeyStore (on the real store)', () => {
     const wrong = new SigningKeyStore(t.db, t.store, randomBytes(32));
     await expect(wrong.start()).rejects.toThrow(/KEY_ENCRYPTION_KEY does not decrypt the stored signing keys/);
     await wrong.stop();
+  });
+
+  it('keeps an imported verify-only key through reloads, rotations and restarts, with no secret', async () => {
+    const s = new SigningKeyStore(t.db, t.store, kek);
+    await s.start();
+    const legacy = { key_id: randomUUID(), public_key: toBase64Url(generateEd25519KeyPair().publicKey), created_at: '2024-01-01T00:00:00.000Z' };
+    await t.db.transaction(async (tx) => {
+      const ring = await s.lockIn(tx);
+      const { key } = ring.addVerifyOnly(legacy);
+      await s.recordImportedIn(tx, ring, [key]);
+    });
+    await s.announce();
+    expect(s.current.get(legacy.key_id)).toMatchObject({ status: 'retired', public_key: legacy.public_key });
+    await s.rotate();
+    const again = new SigningKeyStore(t.db, t.store, kek);
+    await again.start(); // the KEK check signs with the active key, never the verify-only one
+    expect(again.current.get(legacy.key_id)?.status).toBe('retired');
+    expect(again.current.list().filter((k) => k.status === 'active')).toHaveLength(1);
+    expect(await t.db.query('SELECT 1 FROM signing_key_secrets WHERE key_id = $1', [legacy.key_id])).toEqual([]);
+    const events = await t.store.readStream(SIGNING_KEYS_STREAM);
+    expect(events.map((e) => e.type)).toEqual(['SigningKeyCreated', 'SigningKeyImported', 'SigningKeyRetired', 'SigningKeyCreated']);
+    expect(events[1].data).toEqual({ ...legacy, algorithm: 'Ed25519', status: 'retired', retired_at: expect.any(String), verify_only: true });
+    await s.stop();
+    await again.stop();
   });
 });

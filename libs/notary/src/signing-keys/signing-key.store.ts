@@ -13,12 +13,14 @@ interface Row {
   status: StoredSigningKey['status'];
   retired_at: Date | string | null;
   revoked_at: Date | string | null;
-  encrypted_private_key: string;
+  encrypted_private_key: string | null;
 }
 
 const iso = isoOrNull;
 
-const KEYS_SQL = `SELECT k.*, s.encrypted_private_key FROM signing_keys k JOIN signing_key_secrets s USING (key_id) ORDER BY k.created_at`;
+// Verify-only (imported legacy) keys have no secret row.
+const KEYS_SQL = `SELECT k.*, s.encrypted_private_key FROM signing_keys k LEFT JOIN signing_key_secrets s USING (key_id) ORDER BY k.created_at`;
+const LOCK = 'SELECT pg_advisory_xact_lock(7355609)';
 
 async function loadStored(executor: SqlExecutor): Promise<StoredSigningKey[]> {
   const rows = await executor.query<Row>(KEYS_SQL);
@@ -45,7 +47,7 @@ export class SigningKeyStore {
   async start(): Promise<KeyRing> {
     if (!this.unlisten) this.unlisten = await this.db.listen(CHANNEL, () => void this.reload().catch(() => undefined));
     await this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(7355609)');
+      await tx.query(LOCK);
       const [{ n }] = await tx.query<{ n: string | number }>('SELECT count(*) AS n FROM signing_keys');
       if (Number(n) > 0) return;
       const ring = KeyRing.create(this.kek);
@@ -96,13 +98,35 @@ export class SigningKeyStore {
 
   /** Applies a change to the freshest ring under a lock, persists it, and tells the other processes. */
   private async change<T>(fn: (ring: KeyRing, tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const result = await this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(7355609)');
-      return fn(new KeyRing(this.kek, await loadStored(tx)), tx);
-    });
+    const result = await this.db.transaction(async (tx) => fn(await this.lockIn(tx), tx));
+    await this.announce();
+    return result;
+  }
+
+  /**
+   * For a change made inside the caller's transaction (the legacy import): takes the keys lock
+   * and returns the freshest ring. Persist with `recordImportedIn`, then `announce()` after commit.
+   */
+  async lockIn(tx: SqlExecutor): Promise<KeyRing> {
+    await tx.query(LOCK);
+    return new KeyRing(this.kek, await loadStored(tx));
+  }
+
+  /** Records verify-only keys added to `ring` (SigningKeyImported events) in the caller's transaction. */
+  async recordImportedIn(tx: SqlExecutor, ring: KeyRing, added: PublicSigningKey[]): Promise<void> {
+    if (added.length === 0) return;
+    const ids = new Set(added.map((k) => k.key_id));
+    const events: NewEvent[] = added.map((k) => ({
+      type: 'SigningKeyImported',
+      data: { ...publicFacts(k), status: k.status, retired_at: k.retired_at, verify_only: true },
+    }));
+    await this.persist(tx, ring.toStored().filter((k) => ids.has(k.key_id)), events);
+  }
+
+  /** After a committed change: reload this process's ring and tell the other processes. */
+  async announce(): Promise<void> {
     await this.reload();
     await this.db.notify(CHANNEL).catch(() => undefined);
-    return result;
   }
 
   private async persist(tx: SqlExecutor, keys: StoredSigningKey[], events: NewEvent[]): Promise<void> {
@@ -114,6 +138,7 @@ export class SigningKeyStore {
          ON CONFLICT (key_id) DO UPDATE SET status = EXCLUDED.status, retired_at = EXCLUDED.retired_at, revoked_at = EXCLUDED.revoked_at`,
         [k.key_id, k.algorithm, k.public_key, k.created_at, k.status, k.retired_at, k.revoked_at],
       );
+      if (k.encrypted_private_key === null) continue;
       await tx.query('INSERT INTO signing_key_secrets (key_id, encrypted_private_key) VALUES ($1, $2) ON CONFLICT (key_id) DO NOTHING', [
         k.key_id,
         k.encrypted_private_key,
