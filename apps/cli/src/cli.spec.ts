@@ -1,5 +1,6 @@
 import { SCOPES } from '@app/access';
-import { CliError, parseCommand } from './cli';
+import { CliError, legacyCertificatesFrom, parseCommand } from './cli';
+import { legacyManifest, legacySigner } from '../../../test/support/legacy-certificates';
 
 const usage = (argv: string[]): CliError => {
   try {
@@ -44,5 +45,41 @@ describe('cli parseCommand', () => {
     expect(usage(['orgs:create']).message).toMatch(/missing <name>/);
     expect(usage(['orgs:create', 'Acme', 'Corp']).message).toMatch(/unexpected argument "Corp"/);
     expect(usage(['keys:revoke']).message).toMatch(/missing <key_id>/);
+  });
+
+  it('parses certificates import-legacy, written with a space', () => {
+    expect(parseCommand(['certificates', 'import-legacy', 'old.json', '--org', 'org_1'])).toEqual({ command: 'certificates:import-legacy', file: 'old.json', orgId: 'org_1' });
+    expect(usage(['certificates', 'import-legacy', 'old.json']).message).toMatch(/--org is required/);
+    expect(usage(['certificates', 'import-legacy', '--org', 'org_1'])).toMatchObject({ code: 'invalid_arguments', exitCode: 2, message: expect.stringMatching(/missing <file>/) });
+    expect(usage(['certificates', 'export'])).toMatchObject({ code: 'unknown_command', exitCode: 2 });
+  });
+});
+
+describe('cli legacyCertificatesFrom', () => {
+  const fileError = (read: () => string): CliError => {
+    try {
+      legacyCertificatesFrom('old.json', read);
+    } catch (err) {
+      if (err instanceof CliError) return err;
+      throw err;
+    }
+    throw new Error('read');
+  };
+
+  it('returns the certificates of a good file', () => {
+    const signer = legacySigner();
+    const m = legacyManifest(signer);
+    expect(legacyCertificatesFrom('old.json', () => JSON.stringify([m]))).toEqual([{ manifest: { schema_version: 'cert.v2', payload: m.payload, signature: m.signature }, public_key: signer.publicKey }]);
+  });
+
+  it('makes an unreadable or malformed file a usage error (exit 2), naming the problem', () => {
+    const missing = fileError(() => {
+      throw new Error('ENOENT: no such file or directory');
+    });
+    expect(missing).toMatchObject({ code: 'invalid_legacy_file', exitCode: 2, message: expect.stringMatching(/cannot read old\.json: ENOENT/) });
+    expect(fileError(() => 'nope')).toMatchObject({ code: 'invalid_legacy_file', exitCode: 2, message: expect.stringMatching(/^old\.json: 1 problem\(s\); the first: not JSON/) });
+    const bad = fileError(() => JSON.stringify([{ schema_version: 'cert.v2' }]));
+    expect(bad).toMatchObject({ code: 'invalid_legacy_file', exitCode: 2, message: expect.stringContaining('certificate 0') });
+    expect((bad.details as { problems: Array<{ field: string }> }).problems.map((p) => p.field)).toEqual(expect.arrayContaining(['payload', 'signature']));
   });
 });

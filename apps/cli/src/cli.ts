@@ -1,7 +1,7 @@
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { AccessService, KeyMode, parseScopes, Scope, SCOPES } from '@app/access';
 import { AppError } from '@app/core';
-import type { SigningKeyStore } from '@app/notary';
+import { LegacyCertificate, LegacyImportService, parseLegacyFile, SigningKeyStore } from '@app/notary';
 
 /**
  * The admin CLI's commands, without any I/O of its own: `parseCommand` turns argv into a
@@ -33,7 +33,13 @@ export type ParsedCommand =
   | { command: 'keys:revoke'; keyId: string; reason: string | null }
   | { command: 'signing-keys:list' }
   | { command: 'signing-keys:rotate' }
-  | { command: 'signing-keys:revoke'; keyId: string };
+  | { command: 'signing-keys:revoke'; keyId: string }
+  | { command: 'certificates:import-legacy'; file: string; orgId: string };
+
+/** What runCommand executes: the import carries the certificates main read from its file. */
+export type RunnableCommand =
+  | Exclude<ParsedCommand, { command: 'help' } | { command: 'certificates:import-legacy' }>
+  | (Extract<ParsedCommand, { command: 'certificates:import-legacy' }> & { certificates: LegacyCertificate[] });
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -116,6 +122,15 @@ const COMMANDS: Record<string, CommandSpec> = {
     positionals: ['key_id'],
     build: (_v, [keyId]) => ({ command: 'signing-keys:revoke', keyId }),
   },
+  'certificates:import-legacy': {
+    synopsis: 'certificates import-legacy <file> --org <org_id>',
+    summary:
+      'import legacy cert.v2 certificates (a JSON file: one signed manifest or an array; see README) into an\n' +
+      '      organization; their public keys become verify-only keys. All or nothing; importing again adds nothing',
+    options: { org: { type: 'string' } },
+    positionals: ['file'],
+    build: (values, [file]) => ({ command: 'certificates:import-legacy', file, orgId: required(values, 'org') }),
+  },
 };
 
 export const USAGE = [
@@ -135,8 +150,9 @@ export const USAGE = [
 ].join('\n');
 
 export function parseCommand(argv: string[]): ParsedCommand {
-  // `signing-keys <action>` is written with a space, as the issue and README show it.
-  const joined = argv[0] === 'signing-keys' && argv[1] && !argv[1].startsWith('-') ? [`signing-keys:${argv[1]}`, ...argv.slice(2)] : argv;
+  // `signing-keys <action>` and `certificates <action>` are written with a space, as the README shows them.
+  const grouped = (argv[0] === 'signing-keys' || argv[0] === 'certificates') && argv[1] && !argv[1].startsWith('-');
+  const joined = grouped ? [`${argv[0]}:${argv[1]}`, ...argv.slice(2)] : argv;
   const [name, ...rest] = joined;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') return { command: 'help' };
   const spec = COMMANDS[name];
@@ -166,15 +182,39 @@ export function parseCommand(argv: string[]): ParsedCommand {
   return spec.build(parsed.values as Record<string, string | boolean | undefined>, positionals);
 }
 
+/**
+ * The certificates of a legacy import file, given a way to read it (main's I/O). An unreadable
+ * or malformed file is a usage error (exit 2): nothing was done.
+ */
+export function legacyCertificatesFrom(file: string, read: () => string): LegacyCertificate[] {
+  let text: string;
+  try {
+    text = read();
+  } catch (err) {
+    throw new CliError('invalid_legacy_file', `cannot read ${file}: ${(err as Error).message}`, 2);
+  }
+  const parsed = parseLegacyFile(text);
+  if (parsed.ok) return parsed.certificates;
+  const [first] = parsed.problems;
+  const where = first.index === null ? '' : ` certificate ${first.index}${first.field ? `, ${first.field}` : ''}:`;
+  throw new CliError('invalid_legacy_file', `${file}: ${parsed.problems.length} problem(s); the first:${where} ${first.message}`, 2, { problems: parsed.problems });
+}
+
 export interface CliServices {
   access: AccessService;
   /** Opened only by the signing-key commands (they need KEY_ENCRYPTION_KEY). */
   signingKeys(): Promise<SigningKeyStore>;
+  /** The legacy import (it registers legacy keys, so it opens the signing keys too). */
+  legacyImport(): Promise<LegacyImportService>;
 }
 
-export async function runCommand(cmd: Exclude<ParsedCommand, { command: 'help' }>, services: CliServices): Promise<object> {
+export async function runCommand(cmd: RunnableCommand, services: CliServices): Promise<object> {
   const { access } = services;
   switch (cmd.command) {
+    case 'certificates:import-legacy': {
+      if (!(await access.getOrganization(cmd.orgId))) throw new AppError('not_found', `organization ${cmd.orgId} not found`, 404);
+      return { file: cmd.file, ...(await (await services.legacyImport()).import(cmd.orgId, cmd.certificates)) };
+    }
     case 'signing-keys:list':
       return { keys: (await services.signingKeys()).current.list() };
     case 'signing-keys:rotate':

@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AccessService, accessMigrations } from '@app/access';
 import { AppConfig, AppError, ConfigError, errorBody, loadConfig, resolveKeyEncryptionKey } from '@app/core';
 import { DataDirInUse, openEventStore, OpenedEventStore } from '@app/event-store';
-import { certificateMigrations, creditMigrations, SigningKeyStore, signingKeyMigrations } from '@app/notary';
-import { CliError, parseCommand, runCommand, USAGE } from './cli';
+import { certificateMigrations, creditMigrations, LegacyImportService, SigningKeyStore, signingKeyMigrations } from '@app/notary';
+import { CliError, legacyCertificatesFrom, parseCommand, RunnableCommand, runCommand, USAGE } from './cli';
 
 /**
  * `npm run cli -- <command>`: the admin CLI. Plain TypeScript on the same store as the server
@@ -36,9 +37,17 @@ async function open(config: AppConfig): Promise<OpenedEventStore> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let cmd;
+  let parsed;
+  let cmd: RunnableCommand;
   try {
-    cmd = parseCommand(argv);
+    parsed = parseCommand(argv);
+    if (parsed.command === 'help') {
+      hint(USAGE);
+      return 2;
+    }
+    // The import's file is read and checked before the store is opened.
+    const p = parsed;
+    cmd = p.command === 'certificates:import-legacy' ? { ...p, certificates: legacyCertificatesFrom(p.file, () => readFileSync(p.file, 'utf8')) } : p;
   } catch (err) {
     if (err instanceof CliError) {
       const code = fail(err);
@@ -46,10 +55,6 @@ async function main(argv: string[]): Promise<number> {
       return code;
     }
     throw err;
-  }
-  if (cmd.command === 'help') {
-    hint(USAGE);
-    return 2;
   }
 
   let config: AppConfig;
@@ -69,26 +74,32 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     let signingKeys: SigningKeyStore | null = null;
+    const openSigningKeys = async () => {
+      let kek: Buffer;
+      try {
+        kek = resolveKeyEncryptionKey(config);
+      } catch (err) {
+        if (err instanceof ConfigError) throw new CliError('invalid_configuration', err.message, 1);
+        throw err;
+      }
+      signingKeys = new SigningKeyStore(opened.db, opened.store, kek);
+      await signingKeys.start();
+      return signingKeys;
+    };
     const result = await runCommand(cmd, {
       access: new AccessService(opened.db, opened.store),
-      signingKeys: async () => {
-        let kek: Buffer;
-        try {
-          kek = resolveKeyEncryptionKey(config);
-        } catch (err) {
-          if (err instanceof ConfigError) throw new CliError('invalid_configuration', err.message, 1);
-          throw err;
-        }
-        signingKeys = new SigningKeyStore(opened.db, opened.store, kek);
-        await signingKeys.start();
-        return signingKeys;
-      },
+      signingKeys: openSigningKeys,
+      legacyImport: async () => new LegacyImportService(opened.db, opened.store, await openSigningKeys()),
     }).finally(() => (signingKeys as SigningKeyStore | null)?.stop());
     printJson(result);
     if (cmd.command === 'orgs:create') {
       hint(`next: npm run cli -- keys:create --org ${(result as { org_id: string }).org_id} --scopes <a,b> --mode test`);
     }
     if (cmd.command === 'keys:create') hint('store this key now: it is shown only once (the server keeps its hash only)');
+    if (cmd.command === 'certificates:import-legacy') {
+      const r = result as { imported: number; already_imported: number; keys_registered: unknown[] };
+      hint(`imported ${r.imported}, already present ${r.already_imported}, legacy keys registered ${r.keys_registered.length}`);
+    }
     return 0;
   } catch (err) {
     if (err instanceof AppError) return fail(new CliError(err.code, err.message, 1, err.details));

@@ -9,6 +9,7 @@ import {
   digestContent,
   MANIFEST_SCHEMA_VERSION,
   MAX_CONTENT_CHARS,
+  schemaSupport,
   SignedManifest,
   signingMessage,
 } from '../domain/certificate';
@@ -34,10 +35,20 @@ export interface CertificateIssued {
   prediction_hashes?: string[];
 }
 
+/** A legacy certificate brought in by `certificates import-legacy`, as it was signed. */
+export interface CertificateImported {
+  org_id: string;
+  manifest: SignedManifest;
+}
+
 export interface VerificationResult {
   verified: boolean;
   status: 'ISSUED' | 'NOT_FOUND';
   certificate_id: string;
+  /** The payload's schema: `cert.v2` verifies but is deprecated; an unknown one never verifies. */
+  schema_version: string | null;
+  is_supported: boolean;
+  is_deprecated: boolean;
   issuer: string | null;
   issued_at: string | null;
   signature_alg: 'Ed25519';
@@ -51,13 +62,13 @@ export interface VerificationReport extends VerificationResult {
   checks: { canonical_payload_hash: string; signature: string | null };
 }
 
-/** The certificates read model, applied inside the issuing transaction. */
+/** The certificates read model, applied inside the issuing (or importing) transaction. */
 export async function applyCertificateEvent(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
-  if (event.type !== 'CertificateIssued') return;
+  if (event.type !== 'CertificateIssued' && event.type !== 'CertificateImported') return;
   const { org_id, manifest, prediction_hashes } = event.data as CertificateIssued;
   await tx.query(
-    `INSERT INTO certificates (certificate_id, org_id, schema_version, payload, signature, key_id, dataset_hash, issued_at)
-     VALUES ($1, $2, $3, $4::json, $5, $6, $7, $8) ON CONFLICT (certificate_id) DO NOTHING`,
+    `INSERT INTO certificates (certificate_id, org_id, schema_version, payload, signature, key_id, dataset_hash, issued_at, imported)
+     VALUES ($1, $2, $3, $4::json, $5, $6, $7, $8, $9) ON CONFLICT (certificate_id) DO NOTHING`,
     [
       manifest.payload.certification_id,
       org_id,
@@ -67,6 +78,7 @@ export async function applyCertificateEvent(event: RecordedEvent, tx: SqlExecuto
       manifest.signature.key_id,
       manifest.payload.dataset_hash,
       manifest.payload.timestamp,
+      event.type === 'CertificateImported',
     ],
   );
   if (prediction_hashes) {
@@ -130,8 +142,9 @@ export class CertificateService {
     };
     await this.db.transaction(async (tx) => {
       // One issuance at a time per organization, so the free quota cannot be overrun by a race.
+      // Imported legacy certificates were not issued here and do not count.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`notary:${orgId}`]);
-      const [{ n }] = await tx.query<{ n: string | number }>('SELECT count(*) AS n FROM certificates WHERE org_id = $1', [orgId]);
+      const [{ n }] = await tx.query<{ n: string | number }>('SELECT count(*) AS n FROM certificates WHERE org_id = $1 AND NOT imported', [orgId]);
       const [credits] = await tx.query<{ purchased: number }>('SELECT purchased FROM notary_credits WHERE org_id = $1', [orgId]);
       if (Number(n) >= FREE_ISSUANCES + Number(credits?.purchased ?? 0)) {
         throw new AppError('notary_paywall', `The free quota of ${FREE_ISSUANCES} certifications and any credits are used up; add credits through /api/payments/notary-credits-checkout`, 402);
@@ -148,12 +161,15 @@ export class CertificateService {
   }
 
   async manifest(certificateId: string): Promise<SignedManifest | null> {
-    const [row] = await this.db.query<{ payload: CertificatePayload; signature: string; key_id: string }>(
-      'SELECT payload, signature, key_id FROM certificates WHERE certificate_id = $1',
+    const [row] = await this.db.query<{ payload: CertificatePayload; signature: string; key_id: string; imported: boolean }>(
+      'SELECT payload, signature, key_id, imported FROM certificates WHERE certificate_id = $1',
       [certificateId],
       { name: 'notary_certificate_by_id' },
     );
-    return row ? { schema_version: MANIFEST_SCHEMA_VERSION, payload: row.payload, signature: { alg: 'Ed25519', key_id: row.key_id, value: row.signature } } : null;
+    if (!row) return null;
+    // An imported legacy manifest is served as it was imported: its label repeats the payload's schema.
+    const schema = row.imported ? row.payload.schema_version : MANIFEST_SCHEMA_VERSION;
+    return { schema_version: schema, payload: row.payload, signature: { alg: 'Ed25519', key_id: row.key_id, value: row.signature } };
   }
 
   /** Recomputes the signed message from the stored payload and checks it against the key's status. */
@@ -179,14 +195,30 @@ export class CertificateService {
 
   private verdict(certificateId: string, m: SignedManifest | null, artifactHash?: string): VerificationResult {
     if (!m) {
-      return { verified: false, status: 'NOT_FOUND', certificate_id: certificateId, issuer: null, issued_at: null, signature_alg: 'Ed25519', artifact_hash_match: null, reason: 'certificate_not_found', key_id: null };
+      return {
+        verified: false,
+        status: 'NOT_FOUND',
+        certificate_id: certificateId,
+        schema_version: null,
+        is_supported: false,
+        is_deprecated: false,
+        issuer: null,
+        issued_at: null,
+        signature_alg: 'Ed25519',
+        artifact_hash_match: null,
+        reason: 'certificate_not_found',
+        key_id: null,
+      };
     }
-    const verdict = this.checkSignature(m);
+    const support = schemaSupport(m.payload.schema_version);
+    const verdict = support.is_supported ? this.checkSignature(m) : ({ valid: false, reason: 'unsupported_schema_version' } as const);
     const hashMatch = artifactHash === undefined ? null : normalizeHash(artifactHash) === m.payload.dataset_hash;
     return {
       verified: verdict.valid && hashMatch !== false,
       status: 'ISSUED',
       certificate_id: certificateId,
+      schema_version: m.payload.schema_version,
+      ...support,
       issuer: m.payload.issuer,
       issued_at: m.payload.timestamp,
       signature_alg: 'Ed25519',
@@ -205,7 +237,7 @@ export class CertificateService {
     const m = await this.manifest(certificateId);
     if (!m) return { ...EMPTY_HASH_RESULT, error: 'certificate_not_found' };
     const schema = m.payload.schema_version;
-    const supported = SUPPORTED_SCHEMAS.has(schema);
+    const { is_supported: supported, is_deprecated } = schemaSupport(schema);
     const verdict = supported ? this.checkSignature(m) : ({ valid: false, reason: 'unsupported_schema_version' } as const);
     const hashMatched = hash === m.payload.dataset_hash;
     return {
@@ -214,7 +246,7 @@ export class CertificateService {
       signature_valid: verdict.valid,
       schema_version: schema,
       is_supported: supported,
-      is_deprecated: schema === 'cert.v2',
+      is_deprecated,
       issuer: m.payload.issuer,
       timestamp: m.payload.timestamp ?? null,
       error: !verdict.valid ? verdict.reason : hashMatched ? null : 'hash_mismatch',
@@ -267,7 +299,6 @@ export interface HashVerificationResult {
   error: string | null;
 }
 
-const SUPPORTED_SCHEMAS = new Set(['service.cert.v1', 'cert.v2']);
 const EMPTY_HASH_RESULT: HashVerificationResult = {
   verified: false,
   hash_matched: false,

@@ -28,4 +28,9 @@ export const certificateMigrations: Migration[] = [
       );
     `,
   },
+  {
+    // Imported legacy certificates: served and verified like issued ones, never counted against the free quota.
+    id: 'notary_006_imported_certificates',
+    sql: `ALTER TABLE certificates ADD COLUMN IF NOT EXISTS imported boolean NOT NULL DEFAULT false;`,
+  },
 ];

@@ -9,6 +9,20 @@ import { canonicalJson, CanonicalizationError, sha256Hex } from '@app/crypto';
  */
 export const CERT_SCHEMA_VERSION = 'service.cert.v1';
 export const MANIFEST_SCHEMA_VERSION = 'service.manifest.v1';
+/** The schema of imported legacy certificates: verifiable, deprecated (DESIGN: "Schema versions"). */
+export const LEGACY_CERT_SCHEMA_VERSION = 'cert.v2';
+
+export interface SchemaSupport {
+  is_supported: boolean;
+  is_deprecated: boolean;
+}
+
+/** `service.cert.v1` is current, `cert.v2` verifies but is deprecated, anything else is not verified. */
+export function schemaSupport(version: unknown): SchemaSupport {
+  if (version === CERT_SCHEMA_VERSION) return { is_supported: true, is_deprecated: false };
+  if (version === LEGACY_CERT_SCHEMA_VERSION) return { is_supported: true, is_deprecated: true };
+  return { is_supported: false, is_deprecated: false };
+}
 export const MAX_CONTENT_CHARS = 5_000_000;
 /**
  * The issuance body limit: 5,000,000 characters can take up to 6 bytes each in a JSON string
@@ -116,7 +130,8 @@ export interface CertificatePayload {
 }
 
 export interface SignedManifest {
-  schema_version: typeof MANIFEST_SCHEMA_VERSION;
+  /** `service.manifest.v1` for what we issue; an imported legacy manifest keeps its own label (`cert.v2`). */
+  schema_version: string;
   payload: CertificatePayload;
   signature: { alg: 'Ed25519'; key_id: string; value: string };
 }

@@ -34,6 +34,9 @@ const slugify = (title: string, id: string) =>
     .replace(/^-+|-+$/g, '')
     .slice(0, 60) || 'artifact'}-${id.slice(0, 8)}`;
 
+// rows_count is an integer column: a legacy payload's rows may be absent or out of its range.
+const rowsCount = (rows: unknown) => (Number.isInteger(rows) && (rows as number) >= 0 && (rows as number) <= 2_147_483_647 ? (rows as number) : null);
+
 // The text search covers title, summary and tags; recomputed in SQL on every write.
 const SEARCH = `to_tsvector('simple', coalesce(title, '') || ' ' || coalesce(summary, '') || ' ' || coalesce(array_to_string(tags, ' '), ''))`;
 
@@ -43,19 +46,21 @@ const SEARCH = `to_tsvector('simple', coalesce(title, '') || ' ' || coalesce(sum
  */
 export const registryProjection: Projection = {
   name: 'registry',
-  filter: { eventTypes: ['CertificateIssued', 'RegistryEntryRegistered', 'RegistryEntryEdited'] },
+  filter: { eventTypes: ['CertificateIssued', 'CertificateImported', 'RegistryEntryRegistered', 'RegistryEntryEdited'] },
   async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
-    if (event.type === 'CertificateIssued') {
+    // Imported legacy certificates are listed like issued ones (their payload may lack rows).
+    if (event.type === 'CertificateIssued' || event.type === 'CertificateImported') {
       const { org_id, manifest } = event.data as CertificateIssued;
       const p = manifest.payload;
-      const title = (typeof p.filename === 'string' && p.filename) || `Certificate ${p.certification_id.slice(0, 8)}`;
+      // PostgreSQL text cannot hold U+0000, which a JSON string can.
+      const title = (typeof p.filename === 'string' && p.filename.replaceAll('\u0000', '')) || `Certificate ${p.certification_id.slice(0, 8)}`;
       const type = ARTIFACT_TYPES.includes(p.artifact_type as ArtifactType) ? (p.artifact_type as ArtifactType) : 'output';
       await tx.query(
         `INSERT INTO registry_entries (id, org_id, slug, title, summary, artifact_type, status, certificate_id, artifact_hash, rows_count,
                                        industry, tags, visibility, created_at, updated_at, search)
          VALUES ($1, $2, $3, $4, NULL, $5, 'certified', $9, $6, $7, NULL, '{}', 'private', $8, $8, to_tsvector('simple', $4))
          ON CONFLICT (id) DO NOTHING`,
-        [p.certification_id, org_id, slugify(title, p.certification_id), title, type, p.dataset_hash, p.rows, event.recorded_at, p.certification_id],
+        [p.certification_id, org_id, slugify(title, p.certification_id), title, type, p.dataset_hash, rowsCount(p.rows), event.recorded_at, p.certification_id],
       );
       return;
     }

@@ -102,7 +102,8 @@ export class RegistryService {
     for (const stream of [certificateStream(id), registryStream(id)]) {
       const [first] = await this.store.readStream(stream, { limit: 1 });
       if (!first) continue;
-      const owner = first.type === 'CertificateIssued' ? (first.data as CertificateIssued).org_id : (first.data as RegistryEntryRegistered).org_id;
+      // A stream opens with CertificateIssued, CertificateImported or RegistryEntryRegistered: each names its org.
+      const owner = (first.data as CertificateIssued | RegistryEntryRegistered).org_id;
       if (owner !== orgId) break;
       await this.store.append(stream, [{ type: 'RegistryEntryEdited', data: { entry_id: id, ...changes } }]);
       return { id };
