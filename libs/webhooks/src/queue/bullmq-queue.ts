@@ -64,6 +64,9 @@ export class BullMqDeliveryQueue extends DeliveryQueue {
   async start(handler: DeliveryHandler): Promise<void> {
     // Workers block on Redis: their connection must retry forever (maxRetriesPerRequest: null).
     this.workerConnection = createRedis(this.redisUrl, { maxRetriesPerRequest: null, enableAutoPipelining: false });
+    // A lock outlives the longest attempt (it is renewed at half its time); a killed worker's
+    // jobs go back to the queue once it lapses, found by the next stalled-jobs check.
+    const lockDuration = Math.max(10_000, this.options.timeoutMs * 2 + 5_000);
     this.worker = new Worker<JobData>(
       DELIVERY_QUEUE_NAME,
       async (job: Job<JobData>, token?: string) => {
@@ -77,8 +80,8 @@ export class BullMqDeliveryQueue extends DeliveryQueue {
         connection: this.workerConnection,
         prefix: this.prefix,
         concurrency: this.options.concurrency,
-        // A lock outlives the longest attempt; a killed worker's jobs return to the queue.
-        lockDuration: Math.max(30_000, this.options.timeoutMs * 2 + 5_000),
+        lockDuration,
+        stalledInterval: lockDuration,
         maxStalledCount: 100,
       },
     );
