@@ -2,7 +2,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { AccessService } from '@app/access';
 import { manifestRoot, SigningKeyStore } from '@app/notary';
-import { hashContent, SigilClient, SigilError, verifyCertificate, verifyPredictionProof } from '@app/sdk';
+import { hashContent, SigilClient, SigilError, verifyCertificate, verifyPredictionProof, verifyReceipt, verifyTimeline } from '@app/sdk';
 import { startTestApp, TestApp } from './support/test-app';
 
 /** The SDK's client against the running service over real HTTP (issue 7). */
@@ -10,6 +10,7 @@ describe('SDK client (e2e)', () => {
   let t: TestApp;
   let base: string;
   let sigil: SigilClient;
+  let commerce: SigilClient;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -19,6 +20,10 @@ describe('SDK client (e2e)', () => {
     const org = await access.createOrganization(`sdk-${randomBytes(3).toString('hex')}`);
     const { key } = await access.createApiKey(org.org_id, { scopes: ['certificates:write'], mode: 'test' });
     sigil = new SigilClient({ baseUrl: base, apiKey: key });
+    const shop = await access.createOrganization(`sdk-shop-${randomBytes(3).toString('hex')}`);
+    const shopKey = (await access.createApiKey(shop.org_id, { scopes: ['payments:write', 'payments:read', 'receipts:read'], mode: 'test' })).key;
+    commerce = new SigilClient({ baseUrl: base, apiKey: shopKey });
+    await commerce.request('PUT', '/api/cdp/policies/default', { body: { limits: { USD: { per_transaction_cents: 50_000 } }, purposes: { permitted: ['software'] } } });
   });
   afterAll(async () => {
     await t?.close();
@@ -82,6 +87,38 @@ describe('SDK client (e2e)', () => {
     expect(verifyPredictionProof(proof, { manifestHash: String(signed.payload.manifest_hash) })).toMatchObject({ valid: true, warnings: [], leaf_index: 3, tree_size: 5 });
     expect(verifyPredictionProof(proof, { predictionHash: hashes[2], manifestHash: String(signed.payload.manifest_hash) })).toMatchObject({ valid: false, reason: 'leaf_mismatch' });
     expect(await failure(sigil.getPredictionProof(issued.certificate_id, `sha256:${'0'.repeat(64)}`))).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('authorizes and settles with Idempotency-Keys, then verifies the receipt, the decision record and the timeline offline', async () => {
+    const request = { amount_cents: 1_250, currency: 'USD', merchant_id: 'm_tools', purpose_tag: 'software', expiration_iso: new Date(Date.now() + 3_600_000).toISOString() };
+    const decision = await commerce.authorize(request, { idempotencyKey: `order-${randomBytes(4).toString('hex')}` });
+    expect(decision).toMatchObject({ decision: 'authorized', status: 'authorized' });
+    const txn = decision.transaction_id;
+    const executed = await commerce.executeTransaction(txn);
+    expect(executed).toMatchObject({ outcome: 'succeeded' });
+
+    const keys = await commerce.getSigningKeys();
+    const receipt = await commerce.getReceipt(txn);
+    expect(verifyReceipt(receipt, keys)).toMatchObject({ valid: true, key_status: 'active', schema_version: 'payment_receipt.v1' });
+    expect(verifyReceipt({ ...receipt, payload: { ...receipt.payload, amount_cents: 99 } }, keys)).toMatchObject({ valid: false, reason: 'receipt_hash_mismatch' });
+    expect(verifyReceipt(await commerce.getDecisionRecord(txn), keys)).toMatchObject({ valid: true, schema_version: 'payment_decision.v1' });
+
+    const timeline = await commerce.getTransactionEvents(txn);
+    expect(timeline.events.map((e) => e.event_type)).toEqual(['authorization.requested', 'authorization.approved', 'execution.initiated', 'execution.succeeded', 'receipt.issued']);
+    const anchored = verifyTimeline(timeline, { includesHash: String(receipt.payload.timeline_last_event_hash) });
+    expect(anchored).toMatchObject({ valid: true, events: 5, stream_id: `transaction-${txn}` });
+    expect(timeline.events[4].stored.data).toMatchObject({ receipt_hash: receipt.receipt_hash });
+    const shown = JSON.parse(JSON.stringify(timeline));
+    shown.events[3].metadata.amount_cents = 1;
+    expect(verifyTimeline(shown)).toMatchObject({ valid: false, reason: 'view_mismatch', field: 'metadata', broken_at_revision: 3 });
+    const rewritten = JSON.parse(JSON.stringify(timeline));
+    rewritten.events[1].stored.data.decision = 'needs_review';
+    expect(verifyTimeline(rewritten)).toMatchObject({ valid: false, reason: 'hash_mismatch', broken_at_revision: 1 });
+
+    // The same logical authorize, retried with its key, answers the same transaction.
+    const key = `order-${randomBytes(4).toString('hex')}`;
+    const first = await commerce.authorize(request, { idempotencyKey: key });
+    await expect(commerce.authorize(request, { idempotencyKey: key })).resolves.toMatchObject({ transaction_id: first.transaction_id });
   });
 
   it('lists the registry and reads the quota in each lane', async () => {

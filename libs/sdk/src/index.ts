@@ -16,7 +16,7 @@ export type { PaymentReceipt, PaymentDecisionRecord, ReceiptVerification, Receip
 export { verifyPredictionProof, verifyInclusion, verifyConsistency, merkleLeafHash } from './verify/merkle';
 export type { PredictionInclusionProof, PredictionProofVerification, PredictionProofFailure, VerifyPredictionProofOptions } from './verify/merkle';
 export { verifyTimeline, timelineEventHash } from './verify/timeline';
-export type { TimelineEvent, TimelineVerification, TimelineFailure, VerifyTimelineOptions } from './verify/timeline';
+export type { TimelineEvent, TimelineEntry, TimelineVerification, TimelineFailure, VerifyTimelineOptions } from './verify/timeline';
 export { keyStatusVerdict, REVOKED_KEY_WARNING } from './verify/keys';
 export type { SigningKey, SigningKeyStatus, SignatureFailure } from './verify/keys';
 export { verifyEd25519 } from './verify/ed25519';

@@ -66,6 +66,9 @@ export function errorFromResponse(
   const code = typeof json?.error === 'string' ? json.error : typeof json?.code === 'string' ? json.code : (CODE_BY_STATUS[status] ?? `http_${status}`);
   const text = typeof body === 'string' ? body.trim().slice(0, 500) : '';
   const message = typeof json?.message === 'string' ? json.message : text || `HTTP ${status}`;
-  const retryable = typeof json?.retryable === 'boolean' ? json.retryable : status === 429 || status === 503;
+  // The service puts the flag in `details` (e.g. settlement_failed); a top-level one is read too.
+  const details = typeof json?.details === 'object' && json.details !== null ? (json.details as Record<string, unknown>) : null;
+  const flag = typeof json?.retryable === 'boolean' ? json.retryable : typeof details?.retryable === 'boolean' ? details.retryable : undefined;
+  const retryable = flag ?? (status === 429 || status === 503);
   return new SigilError({ status, code, message, retryable, body, ...meta });
 }

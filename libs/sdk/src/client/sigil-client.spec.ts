@@ -82,13 +82,15 @@ describe('SigilClient.request: the backoff contract', () => {
     expect(sleeps).toEqual([1499, 1499, 2499]);
   });
 
-  it('does not retry a 400, a 404, a 500, or a 429/503 whose body says retryable: false', async () => {
+  it('does not retry a 400, a 404, a 500, a 502, or a 429/503 whose body says retryable: false', async () => {
     const cases = [
       json(400, { ok: false, error: 'validation_failed', message: 'bad', details: [{ field: 'x', message: 'y' }] }, { 'x-request-id': 'req-1' }),
       json(404, { ok: false, error: 'not_found', message: 'certificate x not found' }),
       json(500, { ok: false, error: 'internal_error', message: 'Internal server error' }),
       json(429, { ok: false, error: 'quota_exhausted', message: 'no', retryable: false }, { 'retry-after': '1' }),
       json(503, { ok: false, error: 'provider_down', message: 'no', retryable: false }),
+      json(503, { ok: false, error: 'provider_down', message: 'no', details: { retryable: false } }),
+      json(502, { ok: false, error: 'settlement_failed', message: 'retry', details: { retryable: true } }, { 'retry-after': '1' }),
     ];
     const expected = [
       { status: 400, code: 'validation_failed', retryable: false, requestId: 'req-1' },
@@ -96,6 +98,9 @@ describe('SigilClient.request: the backoff contract', () => {
       { status: 500, code: 'internal_error', retryable: false },
       { status: 429, code: 'quota_exhausted', retryable: false, retryAfterMs: 1000 },
       { status: 503, code: 'provider_down', retryable: false },
+      { status: 503, code: 'provider_down', retryable: false },
+      // Retryable by its own flag, but not a status the contract retries: the caller decides.
+      { status: 502, code: 'settlement_failed', retryable: true, retryAfterMs: 1000 },
     ];
     for (let i = 0; i < cases.length; i++) {
       const { client, calls, sleeps } = harness([cases[i], json(200, {})]);
@@ -190,7 +195,7 @@ describe('SigilClient.request: the backoff contract', () => {
 
 describe('SigilClient typed methods', () => {
   it('call the service’s paths', async () => {
-    const replies = Array.from({ length: 9 }, () => json(200, {}));
+    const replies = Array.from({ length: 14 }, () => json(200, {}));
     const { client, calls } = harness(replies);
     const id = '0b8a1f9e-5a6c-4c1e-9a51-2f1a7b0d9c11';
     await client.getCertificate(id);
@@ -202,6 +207,12 @@ describe('SigilClient typed methods', () => {
     await client.issueCertificate({ content: '{"a":1}', filename: 'a.json' });
     await client.getQuota({ agentDid: 'did:cd:agent:bot-1' });
     await client.getPredictionProof(id, 'sha256:' + 'b'.repeat(64));
+    const txn = 'txn_' + 'c'.repeat(32);
+    await client.authorize({ amount_cents: 100, currency: 'USD', merchant_id: 'm', purpose_tag: 'travel', expiration_iso: '2030-01-01T00:00:00Z' });
+    await client.executeTransaction(txn, { idempotencyKey: 'exec-1' });
+    await client.getTransactionEvents(txn);
+    await client.getReceipt(txn);
+    await client.getDecisionRecord(txn);
     expect(calls.map((c) => `${c.method} ${c.url.replace('https://sigil.test', '')}`)).toEqual([
       `GET /api/certificates/${id}`,
       `GET /api/certificates/${id}/signed-payload`,
@@ -212,7 +223,14 @@ describe('SigilClient typed methods', () => {
       'POST /api/notary/create',
       'GET /api/agents/me/quota',
       `GET /api/predictions/proof?certificate_id=${id}&hash=sha256%3A${'b'.repeat(64)}`,
+      'POST /api/cdp/authorize',
+      `POST /api/cdp/transactions/${txn}/execute`,
+      `GET /api/cdp/transactions/${txn}/events`,
+      `GET /api/cdp/receipts/${txn}`,
+      `GET /api/cdp/transactions/${txn}/decision`,
     ]);
+    expect(calls[9].headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(calls[10].headers['idempotency-key']).toBe('exec-1');
     expect(calls[2].headers['idempotency-key']).toBeUndefined();
     expect(calls[6].headers['idempotency-key']).toBeDefined();
     expect(calls[7].headers['x-agent-did']).toBe('did:cd:agent:bot-1');

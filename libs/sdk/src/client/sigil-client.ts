@@ -2,16 +2,22 @@ import { verifyCertificate, CertificateVerification, VerifyCertificateOptions } 
 import { BASE_DELAY_MS, exponentialDelay, jitter, MAX_ATTEMPTS, MAX_BACKOFF_MS, parseRetryAfter, RETRY_STATUSES } from './backoff';
 import { errorFromResponse, SigilError } from './errors';
 import type {
+  AuthorizationDecision,
+  AuthorizationRequest,
   Certificate,
+  ExecutionResult,
   HashVerificationResult,
   IssuanceResponse,
   IssueCertificateRequest,
   KeysDocument,
+  PaymentDecisionRecord,
+  PaymentReceipt,
   PredictionProofResponse,
   QuotaState,
   RegistryPage,
   RegistryQuery,
   SignedManifest,
+  TransactionTimeline,
   VerificationResult,
   VerifyHashRequest,
   VerifyRequest,
@@ -255,6 +261,33 @@ export class SigilClient {
    */
   issueCertificate(body: IssueCertificateRequest, opts: Pick<RequestOptions, 'idempotencyKey' | 'signal'> = {}): Promise<IssuanceResponse> {
     return this.request('POST', '/api/notary/create', { body, ...opts, retryNetworkErrors: false });
+  }
+
+  // ---- Agent commerce (bearer key with the payments:* / receipts:read scopes).
+
+  /** POST /api/cdp/authorize, with one Idempotency-Key for the call (yours, or made here) reused on retries. */
+  authorize(body: AuthorizationRequest, opts: Pick<RequestOptions, 'idempotencyKey' | 'signal'> = {}): Promise<AuthorizationDecision> {
+    return this.request('POST', '/api/cdp/authorize', { body, ...opts });
+  }
+
+  /** Settles an authorized transaction; replays by Idempotency-Key, so a retry cannot settle twice. */
+  executeTransaction(transactionId: string, opts: Pick<RequestOptions, 'idempotencyKey' | 'signal'> = {}): Promise<ExecutionResult> {
+    return this.request('POST', `/api/cdp/transactions/${encodeURIComponent(transactionId)}/execute`, opts);
+  }
+
+  /** The full timeline; check it yourself with verifyTimeline. */
+  getTransactionEvents(transactionId: string): Promise<TransactionTimeline> {
+    return this.request('GET', `/api/cdp/transactions/${encodeURIComponent(transactionId)}/events`);
+  }
+
+  /** The signed payment_receipt.v1; check it offline with verifyReceipt. */
+  getReceipt(transactionId: string): Promise<PaymentReceipt> {
+    return this.request('GET', `/api/cdp/receipts/${encodeURIComponent(transactionId)}`);
+  }
+
+  /** The signed record of the decision (payment_decision.v1), refusals included. */
+  getDecisionRecord(transactionId: string): Promise<PaymentDecisionRecord> {
+    return this.request('GET', `/api/cdp/transactions/${encodeURIComponent(transactionId)}/decision`);
   }
 
   /** The caller's lane and buckets; `agentDid` is sent as X-Agent-DID. Never rate-limited. */

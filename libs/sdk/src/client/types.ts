@@ -5,8 +5,10 @@
 import type { Certificate, SignedManifest } from '../verify/certificate';
 import type { KeysDocument } from '../verify/keys';
 import type { PredictionProofResponse } from '../verify/merkle';
+import type { PaymentDecisionRecord, PaymentReceipt } from '../verify/receipt';
+import type { TimelineEntry } from '../verify/timeline';
 
-export type { Certificate, SignedManifest, KeysDocument, PredictionProofResponse };
+export type { Certificate, SignedManifest, KeysDocument, PredictionProofResponse, PaymentReceipt, PaymentDecisionRecord };
 
 export interface IssueCertificateRequest {
   /** The artifact as a string; JSON is canonicalized (RFC 8785) before hashing. */
@@ -102,5 +104,44 @@ export interface QuotaState {
   lanes_available: string[];
   did_status?: string;
   agent_did_rotation?: { unique_dids_in_window: number; max: number; reset_at: string; window_seconds: number };
+  [field: string]: unknown;
+}
+
+/** payment_authorization.v1 */
+export interface AuthorizationRequest {
+  amount_cents: number;
+  currency: string;
+  merchant_id: string;
+  purpose_tag: string;
+  delegated_authority?: string;
+  expiration_iso: string;
+  /** The policy to evaluate; the organization's `default` when absent. */
+  policy_id?: string;
+}
+
+export interface AuthorizationDecision {
+  transaction_id: string;
+  authorization_id: string;
+  decision: 'authorized' | 'blocked' | 'needs_review';
+  policy_id: string | null;
+  policy_hash: string | null;
+  reason_code: string | null;
+  status: string;
+  created_at: string;
+  [field: string]: unknown;
+}
+
+export interface ExecutionResult {
+  outcome: string;
+  transaction: Record<string, unknown>;
+  receipt?: PaymentReceipt;
+}
+
+/** GET /api/cdp/transactions/{id}/events, checkable offline with verifyTimeline. */
+export interface TransactionTimeline {
+  transaction_id: string;
+  /** The server's own verdict; verifyTimeline recomputes it. */
+  chain_valid: boolean;
+  events: TimelineEntry[];
   [field: string]: unknown;
 }

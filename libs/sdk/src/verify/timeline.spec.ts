@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { timelineEntry } from '@app/commerce';
 import { openTestStore } from '../../../../test/support/test-store';
 import { TimelineEvent, timelineEventHash, verifyTimeline } from './timeline';
 
@@ -84,6 +85,37 @@ describe('verifyTimeline against a real SqlEventStore', () => {
     expect(verifyTimeline(rewritten)).toMatchObject({ valid: true });
     expect(verifyTimeline(rewritten, { lastHash: served[4].hash })).toMatchObject({ valid: false, reason: 'last_hash_mismatch' });
     expect(verifyTimeline(copy(), { streamId: 'transaction-txn_other' })).toMatchObject({ valid: false, reason: 'stream_mismatch', broken_at_revision: 0 });
+  });
+
+  it('checks the served timeline: entries carry their stored event, and what is shown must match it', () => {
+    const txn = stream.slice('transaction-'.length);
+    const doc = () => JSON.parse(JSON.stringify({ transaction_id: txn, chain_valid: true, events: served.map((e) => timelineEntry(e as never)) }));
+    expect(verifyTimeline(doc())).toEqual({ valid: true, events: 5, stream_id: stream, last_hash: served[4].hash });
+    expect(verifyTimeline(doc().events, { transactionId: txn })).toMatchObject({ valid: true });
+    expect(verifyTimeline(doc(), { transactionId: 'txn_' + '0'.repeat(32) })).toMatchObject({ valid: false, reason: 'stream_mismatch' });
+    const views: Array<[string, (d: { events: Array<Record<string, unknown>> }) => void]> = [
+      ['status', (d) => (d.events[1].status = 'rejected')],
+      ['event_type', (d) => (d.events[2].event_type = 'execution.failed')],
+      ['sequence', (d) => (d.events[3].sequence = 9)],
+      ['timestamp', (d) => (d.events[0].timestamp = '2020-01-01T00:00:00.000Z')],
+      ['metadata', (d) => ((d.events[3].metadata as { amount_cents: number }).amount_cents = 1)],
+      ['actor', (d) => ((d.events[0].actor as { id: string }).id = 'key_ffffffffffffffff')],
+      ['hash', (d) => (d.events[4].hash = 'sha256:' + 'f'.repeat(64))],
+    ];
+    for (const [field, tamper] of views) {
+      const d = doc();
+      tamper(d);
+      expect(verifyTimeline(d)).toMatchObject({ valid: false, reason: 'view_mismatch', field });
+    }
+    // The stored event itself tampered: the chain breaks.
+    const d = doc();
+    d.events[1].stored.data.decision = 'blocked';
+    expect(verifyTimeline(d)).toMatchObject({ valid: false, reason: 'hash_mismatch', broken_at_revision: 1 });
+  });
+
+  it('binds a receipt to the chain through a hash it must contain', () => {
+    expect(verifyTimeline(copy(), { includesHash: served[3].hash })).toMatchObject({ valid: true });
+    expect(verifyTimeline(copy().slice(0, 3), { includesHash: served[3].hash })).toMatchObject({ valid: false, reason: 'hash_not_in_chain', expected: served[3].hash });
   });
 
   it('answers empty and malformed input with a reason, never throwing', () => {

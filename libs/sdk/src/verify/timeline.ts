@@ -22,6 +22,23 @@ export interface TimelineEvent {
   [served: string]: unknown;
 }
 
+/**
+ * GET /api/cdp/transactions/{id}/events: readable entries, each carrying the stored event that its
+ * hash covers under `stored`.
+ */
+export interface TimelineEntry {
+  event_id: string;
+  event_type: string;
+  sequence: number;
+  timestamp: string;
+  actor: { type: string; id: string };
+  status: string;
+  metadata: Record<string, unknown>;
+  hash: string;
+  prev_hash: string | null;
+  stored: TimelineEvent;
+}
+
 export type TimelineFailure =
   | 'malformed'
   | 'empty'
@@ -29,7 +46,9 @@ export type TimelineFailure =
   | 'revision_gap'
   | 'prev_hash_mismatch'
   | 'hash_mismatch'
-  | 'last_hash_mismatch';
+  | 'view_mismatch'
+  | 'last_hash_mismatch'
+  | 'hash_not_in_chain';
 
 export interface TimelineVerification {
   valid: boolean;
@@ -41,6 +60,8 @@ export interface TimelineVerification {
   /** The first revision whose link is broken. */
   broken_at_revision?: number;
   event_id?: string;
+  /** For view_mismatch: the readable field that disagrees with the stored event. */
+  field?: string;
   expected?: string | number | null;
   actual?: string | number | null;
 }
@@ -48,11 +69,15 @@ export interface TimelineVerification {
 export interface VerifyTimelineOptions {
   /** The stream the events must belong to, e.g. `transaction-txn_…`. */
   streamId?: string;
-  /**
-   * The hash the last event must have, e.g. from a signed receipt: the chain alone cannot show
-   * that events were cut off its end.
-   */
+  /** Shorthand for streamId `transaction-<id>`; taken from the served document when it names one. */
+  transactionId?: string;
+  /** The hash the last event must have: the chain alone cannot show that events were cut off its end. */
   lastHash?: string;
+  /**
+   * A hash that must be one of the chain's events, e.g. a signed receipt's
+   * `timeline_last_event_hash`, which binds the receipt to this timeline.
+   */
+  includesHash?: string;
 }
 
 /** The hash the server records for an event. Throws CanonicalizationError on non-JSON data. */
@@ -78,20 +103,69 @@ function wellFormed(e: unknown): e is TimelineEvent {
   );
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The stored event of a served entry, or the event itself. */
+const storedOf = (e: unknown): unknown => (isObject(e) && isObject(e.stored) ? e.stored : e);
+
+/**
+ * The first readable field of a served entry that disagrees with its stored event, so what is
+ * shown is what the chain covers: event_type, sequence, timestamp, status, metadata (the data
+ * without transaction_id, organization_id and status), actor, hash and prev_hash.
+ */
+function viewMismatch(entry: Record<string, unknown>, e: TimelineEvent): { field: string; expected: string | number | null; actual: string | number | null } | null {
+  const show = (v: unknown): string | number | null => (typeof v === 'string' || typeof v === 'number' || v === null ? v : safeJson(v));
+  const data = isObject(e.data) ? e.data : {};
+  const { transaction_id: _t, organization_id: _o, status, ...details } = data;
+  const actor = typeof e.metadata.actor === 'string' ? e.metadata.actor : 'unknown';
+  const colon = actor.indexOf(':');
+  const expected: Record<string, unknown> = {
+    event_id: e.event_id,
+    event_type: e.type,
+    sequence: e.revision + 1,
+    timestamp: e.recorded_at,
+    status,
+    metadata: details,
+    actor: colon < 0 ? { type: 'unknown', id: actor } : { type: actor.slice(0, colon), id: actor.slice(colon + 1) },
+    hash: e.hash,
+    prev_hash: e.prev_hash,
+  };
+  for (const [field, value] of Object.entries(expected)) {
+    if (!(field in entry)) continue;
+    if (safeJson(entry[field]) !== safeJson(value)) return { field, expected: show(value), actual: show(entry[field]) };
+  }
+  return null;
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return canonicalJson(v);
+  } catch {
+    return String(v);
+  }
+}
+
 /**
  * Verifies a transaction's events offline: every hash recomputed, every prev_hash linked,
- * revisions 0..n-1 without gaps. Accepts an array of events or `{ events: [...] }`, in any order
- * (they are put in revision order). Reports the first broken revision. Never throws.
+ * revisions 0..n-1 without gaps. Accepts the served timeline (`{ transaction_id, events }` whose
+ * entries carry their `stored` event; the readable fields must agree with it), an array of entries,
+ * or an array of stored events, in any order (they are put in revision order). Reports the first
+ * broken revision. Never throws.
  */
 export function verifyTimeline(events: unknown, options: VerifyTimelineOptions = {}): TimelineVerification {
-  const list = Array.isArray(events) ? events : (events as { events?: unknown } | null)?.events;
+  const doc = isObject(events) ? events : null;
+  const list = Array.isArray(events) ? events : doc?.events;
   if (!Array.isArray(list)) return { valid: false, reason: 'malformed', events: 0, stream_id: null, last_hash: null };
   const n = list.length;
-  const bad = list.findIndex((e) => !wellFormed(e));
+  const transactionId = options.transactionId ?? (typeof doc?.transaction_id === 'string' ? doc.transaction_id : undefined);
+  const wanted = options.streamId ?? (transactionId === undefined ? undefined : `transaction-${transactionId}`);
+  const bad = list.findIndex((e) => !wellFormed(storedOf(e)));
   if (bad >= 0) return { valid: false, reason: 'malformed', events: n, stream_id: null, last_hash: null, broken_at_revision: bad };
-  if (n === 0) return { valid: false, reason: 'empty', events: 0, stream_id: options.streamId ?? null, last_hash: null };
-  const ordered = [...(list as TimelineEvent[])].sort((a, b) => a.revision - b.revision);
-  const streamId = options.streamId ?? ordered[0].stream_id;
+  if (n === 0) return { valid: false, reason: 'empty', events: 0, stream_id: wanted ?? null, last_hash: null };
+  const entries = list.map((raw) => ({ view: storedOf(raw) === raw ? null : (raw as Record<string, unknown>), event: storedOf(raw) as TimelineEvent }));
+  entries.sort((a, b) => a.event.revision - b.event.revision);
+  const ordered = entries.map((x) => x.event);
+  const streamId = wanted ?? ordered[0].stream_id;
   let prev: string | null = null;
   for (let i = 0; i < ordered.length; i++) {
     const e = ordered[i];
@@ -116,11 +190,16 @@ export function verifyTimeline(events: unknown, options: VerifyTimelineOptions =
       computed = 'uncomputable';
     }
     if (computed !== e.hash) return broken('hash_mismatch', computed, e.hash);
+    const view = entries[i].view && viewMismatch(entries[i].view!, e);
+    if (view) return { ...broken('view_mismatch', view.expected, view.actual), field: view.field };
     prev = e.hash;
   }
   if (options.lastHash !== undefined && options.lastHash !== prev) {
     const last = ordered[ordered.length - 1];
     return { valid: false, reason: 'last_hash_mismatch', events: n, stream_id: streamId, last_hash: prev, broken_at_revision: last.revision + 1, event_id: last.event_id, expected: options.lastHash, actual: prev };
+  }
+  if (options.includesHash !== undefined && !ordered.some((e) => e.hash === options.includesHash)) {
+    return { valid: false, reason: 'hash_not_in_chain', events: n, stream_id: streamId, last_hash: prev, expected: options.includesHash, actual: null };
   }
   return { valid: true, events: n, stream_id: streamId, last_hash: prev };
 }
