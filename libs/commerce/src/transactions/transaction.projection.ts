@@ -1,4 +1,4 @@
-import type { RecordedEvent, SqlExecutor } from '@app/event-store';
+import type { AppendFollowUp, RecordedEvent, SqlExecutor } from '@app/event-store';
 import type { AuthorizationDecided, AuthorizationRequested, ExecutionFailed, ExecutionInitiated, ExecutionSucceeded, Reservation } from './transaction.events';
 
 /**
@@ -88,6 +88,33 @@ export async function applyTransactionEvent(tx: SqlExecutor, e: RecordedEvent): 
       ]);
       return;
   }
+}
+
+/**
+ * The read-model row of a new transaction, written by the append's own statement (one round trip):
+ * the state after authorization.requested and its decision. Equivalent to applying both events.
+ */
+export function decidedTransactionRow(requested: AuthorizationRequested, decided: AuthorizationDecided): AppendFollowUp {
+  const r = requested.request;
+  return {
+    name: 'commerce_tx_decided_row',
+    sql: `INSERT INTO commerce_transactions (transaction_id, authorization_id, organization_id, status, decision, reason_code, policy_id, policy_version,
+            policy_hash, amount_cents, currency, merchant_id, purpose_tag, delegated_authority, expires_at, mode, provider, reservations, revision,
+            created_at, updated_at)
+          SELECT :1::text, :2::text, :3::text, :4::text, :5::text, :6::text, :7::text, :8::integer, :9::text, :10::bigint, :11::text, :12::text,
+                 :13::text, :14::text, :15::timestamptz, :16::text, :17::text, :18::json, stream_revision, $7::timestamptz, $7::timestamptz
+          FROM appended WHERE status = 'appended'`,
+    params: [
+      decided.transaction_id, decided.authorization_id, decided.organization_id, decided.status, decided.decision, decided.reason_code, requested.policy_id,
+      requested.policy_version, requested.policy_hash, r.amount_cents, r.currency, r.merchant_id, r.purpose_tag, r.delegated_authority ?? null, r.expiration_iso,
+      requested.mode, requested.provider, JSON.stringify(decided.reservations),
+    ],
+  };
+}
+
+/** Spend reservations of a decision, applied to the cap windows (inside the locking transaction). */
+export async function reserveSpend(tx: SqlExecutor, orgId: string, items: Reservation[]): Promise<void> {
+  if (items.length) await adjustSpend(tx, orgId, items, +1);
 }
 
 async function adjustSpend(tx: SqlExecutor, orgId: string, items: Reservation[], sign: 1 | -1): Promise<void> {

@@ -6,8 +6,8 @@ import { capWindows, CapWindow, evaluatePolicy, Evaluation } from '../domain/eva
 import { nextStatus, TransactionStatus } from '../domain/lifecycle';
 import type { PolicyDocument } from '../domain/policy';
 import { DECISION_SCHEMA, RECEIPT_SCHEMA, SignedRecord, signRecord, Signer } from '../receipts/signed-record';
-import { applyTransactionEvent } from './transaction.projection';
-import { KeyMode, Reservation, SpendSnapshot, transactionStream } from './transaction.events';
+import { applyTransactionEvent, decidedTransactionRow, reserveSpend } from './transaction.projection';
+import { AuthorizationDecided, AuthorizationRequested, KeyMode, Reservation, SpendSnapshot, transactionStream } from './transaction.events';
 
 /** The policy version an authorization is evaluated against. */
 export interface PolicyVersionView {
@@ -121,11 +121,7 @@ export class TransactionService {
     const providerName = actor.mode === 'test' ? 'sandbox' : this.providers.live ? 'live' : 'unconfigured';
     const base = { transaction_id: transactionId, authorization_id: authorizationId, organization_id: actor.organizationId };
 
-    return this.db.transaction(async (tx) => {
-      const now = this.now();
-      const expired = Date.parse(request.expiration_iso) <= now.getTime();
-      const windows = policy && !expired ? capWindows(policy.policy, request.currency, now) : [];
-      const spent = await lockSpend(tx, actor.organizationId, windows);
+    const decide = async (tx: SqlExecutor | null, now: Date, windows: CapWindow[], spent: Map<string, number>): Promise<AuthorizationDecisionView> => {
       const evaluation = evaluatePolicy(policy?.policy ?? null, request, { now, spent: (w) => spent.get(w.key) ?? 0 });
       const holds = evaluation.decision !== 'blocked';
       const reservations: Reservation[] = holds ? windows.map((w) => ({ cap_key: w.key, amount_cents: request.amount_cents })) : [];
@@ -151,36 +147,41 @@ export class TransactionService {
         },
         this.signer(),
       );
-      const result = await this.store.appendIn(
-        tx,
-        transactionStream(transactionId),
-        [
-          {
-            type: 'authorization.requested',
-            data: { ...base, status: requestedStatus, request, policy_id: policyId, policy_version: policy?.version ?? null, policy_hash: policyHash, mode: actor.mode, provider: providerName },
-            metadata: { actor: actor.actor, correlation_id: transactionId },
-          },
-          {
-            type: decidedType,
-            data: {
-              ...base,
-              status: decidedStatus,
-              decision: evaluation.decision,
-              reason_code: evaluation.reason_code,
-              policy_id: policyId,
-              policy_hash: policyHash,
-              evaluated_at: decidedAt,
-              spend,
-              reservations,
-              decision_record: decisionRecord,
-              ...(decidedType === 'authorization.rejected' ? { rejected_by: 'policy' } : {}),
-            },
-            metadata: { actor: actor.actor, correlation_id: transactionId },
-          },
-        ],
-        'no_stream',
-      );
-      for (const e of result.events) await applyTransactionEvent(tx, e);
+      const requested: AuthorizationRequested = {
+        ...base,
+        status: requestedStatus,
+        request,
+        policy_id: policyId,
+        policy_version: policy?.version ?? null,
+        policy_hash: policyHash,
+        mode: actor.mode,
+        provider: providerName,
+      };
+      const decided: AuthorizationDecided = {
+        ...base,
+        status: decidedStatus,
+        decision: evaluation.decision,
+        reason_code: evaluation.reason_code,
+        policy_id: policyId,
+        policy_hash: policyHash,
+        evaluated_at: decidedAt,
+        spend,
+        reservations,
+        decision_record: decisionRecord,
+        ...(decidedType === 'authorization.rejected' ? { rejected_by: 'policy' as const } : {}),
+      };
+      const meta = { actor: actor.actor, correlation_id: transactionId };
+      const events = [
+        { type: 'authorization.requested', data: requested, metadata: meta },
+        { type: decidedType, data: decided, metadata: meta },
+      ];
+      // The read-model row rides in the append's statement; without a cap to lock, that one
+      // statement (autocommit) is the whole write.
+      const followUp = decidedTransactionRow(requested, decided);
+      const result = tx
+        ? await this.store.appendIn(tx, transactionStream(transactionId), events, 'no_stream', followUp)
+        : await this.store.append(transactionStream(transactionId), events, { expectedRevision: 'no_stream', followUp });
+      if (tx) await reserveSpend(tx, actor.organizationId, reservations);
       return {
         authorization_id: authorizationId,
         transaction_id: transactionId,
@@ -192,7 +193,13 @@ export class TransactionService {
         created_at: result.events[0].recorded_at,
         expires_at: new Date(request.expiration_iso).toISOString(),
       };
-    });
+    };
+
+    const now = this.now();
+    const expired = Date.parse(request.expiration_iso) <= now.getTime();
+    const windows = policy && !expired ? capWindows(policy.policy, request.currency, now) : [];
+    if (windows.length === 0) return decide(null, now, [], new Map());
+    return this.db.transaction(async (tx) => decide(tx, now, windows, await lockSpend(tx, actor.organizationId, windows)));
   }
 
   /** A reviewer approves (optionally for a lower amount) or rejects an escalated authorization. */

@@ -136,6 +136,28 @@ export function eventStoreContract(adapter: string, makeHarness: () => ContractH
       });
     });
 
+    describe('append with a read-model follow-up in the same statement', () => {
+      it('writes the follow-up only when the events are appended, never on a conflict or a replay', async () => {
+        await db.exec('CREATE TABLE IF NOT EXISTS contract_follow_up (stream_id text PRIMARY KEY, revision bigint NOT NULL, note text NOT NULL)');
+        const s = `follow-${randomUUID()}`;
+        const followUp = { sql: `INSERT INTO contract_follow_up (stream_id, revision, note) SELECT :1::text, stream_revision, :2::text FROM appended WHERE status = 'appended'`, params: [s, 'first'] };
+        const first = ev('Opened', { n: 1 }, { event_id: randomUUID() });
+        const result = await store.append(s, [first], { expectedRevision: 'no_stream', followUp });
+        expect(await db.query(`SELECT revision::int AS revision, note FROM contract_follow_up WHERE stream_id = $1`, [s])).toEqual([{ revision: 0, note: 'first' }]);
+        // A replay of the same event id appends nothing, so the follow-up does not run again.
+        const replay = await store.append(s, [first], { expectedRevision: 'no_stream', followUp });
+        expect(replay.idempotentReplay).toBe(true);
+        expect(replay.position).toBe(result.position);
+        // A conflict fails the statement: neither the event nor the row is written.
+        await expect(store.append(s, [ev('Again')], { expectedRevision: 'no_stream', followUp: { ...followUp, params: [`${s}-x`, 'second'] } })).rejects.toBeInstanceOf(WrongExpectedVersion);
+        expect(await db.query(`SELECT note FROM contract_follow_up WHERE stream_id = $1`, [`${s}-x`])).toEqual([]);
+        expect(await store.readStream(s)).toHaveLength(1);
+        // A follow-up that fails takes the append down with it.
+        await expect(store.append(`${s}-y`, [ev('Opened')], { expectedRevision: 'no_stream', followUp: { ...followUp, params: [s, 'duplicate key'] } })).rejects.toThrow();
+        expect(await store.readStream(`${s}-y`)).toHaveLength(0);
+      });
+    });
+
     describe('optimistic concurrency', () => {
       it('lets exactly one of two writers with the same expected revision win', async () => {
         const s = stream();

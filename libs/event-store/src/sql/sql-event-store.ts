@@ -45,6 +45,25 @@ const EVENT_COLUMNS = 'global_position, event_id, stream_id, revision, type, dat
 const APPEND_SQL = `SELECT status, stream_revision, first_position, hashes, previous_hash
   FROM sigil_append($1, $2, $3::uuid[], $4::text[], $5::text[], $6::text[], $7::timestamptz, $8::text[], $9::text[], $10::text[])`;
 
+/**
+ * A read-model write that rides in the append's own statement: `sql` is one data-modifying
+ * statement that may read the CTE `appended` (columns status, stream_revision, first_position,
+ * hashes, previous_hash) and must write only when `status = 'appended'`. Its parameters are
+ * written `:1`, `:2`, … . One statement in autocommit is atomic, so the event and its read model
+ * commit together in one round trip, without BEGIN and COMMIT.
+ */
+export interface AppendFollowUp {
+  sql: string;
+  params: unknown[];
+  /** Prepared-statement name (hot paths). */
+  name?: string;
+}
+
+function withFollowUp(followUp: AppendFollowUp): string {
+  const sql = followUp.sql.replace(/:(\d+)\b/g, (_, n: string) => `$${10 + Number(n)}`);
+  return `WITH appended AS MATERIALIZED (${APPEND_SQL}), follow_up AS (${sql}) SELECT * FROM appended`;
+}
+
 const BOUNDARY_SQL = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint << ${POSITION_SHIFT}`;
 
 interface EventRow {
@@ -109,7 +128,7 @@ export class SqlEventStore extends EventStore {
     this.now = options.now ?? (() => new Date());
   }
 
-  async append(stream: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  async append(stream: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision; followUp?: AppendFollowUp } = {}): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     // Ids are fixed before the first attempt so a retry appends the very same events.
     const withIds = Array.isArray(events) ? events.map((e) => ({ ...e, event_id: e?.event_id ?? randomUUID() })) : events;
@@ -119,7 +138,7 @@ export class SqlEventStore extends EventStore {
     for (let attempt = 0; ; attempt++) {
       try {
         // sigil_append is one statement, so autocommit makes it atomic: one round trip, no BEGIN/COMMIT.
-        const result = await this.appendIn(this.db, stream, withIds, expected);
+        const result = await this.appendIn(this.db, stream, withIds, expected, options.followUp);
         if (!result.idempotentReplay) this.announce();
         return result;
       } catch (err) {
@@ -133,7 +152,7 @@ export class SqlEventStore extends EventStore {
    * The append inside a caller's transaction (it commits nothing itself). Public so a command
    * can append with other writes atomically, and so tests can hold a transaction open.
    */
-  async appendIn(tx: SqlExecutor, stream: string, events: NewEvent[], expected: ExpectedRevision = 'any'): Promise<AppendResult> {
+  async appendIn(tx: SqlExecutor, stream: string, events: NewEvent[], expected: ExpectedRevision = 'any', followUp?: AppendFollowUp): Promise<AppendResult> {
     validateAppend(stream, events, expected);
     const prepared = events.map(prepare);
     const ids = prepared.map((e) => e.event_id);
@@ -152,7 +171,7 @@ export class SqlEventStore extends EventStore {
       hashes: string[] | null;
       previous_hash: string | null;
     }>(
-      APPEND_SQL,
+      followUp ? withFollowUp(followUp) : APPEND_SQL,
       [
         stream,
         String(expected),
@@ -164,8 +183,9 @@ export class SqlEventStore extends EventStore {
         prepared.map((e) => `{"data":${e.dataJson},"event_id":${canonicalJson(e.event_id)},"metadata":${e.metadataJson},"prev_hash":`),
         prepared.map(() => mid),
         prepared.map((e) => `,"stream_id":${streamJson},"type":${canonicalJson(e.type)}}`),
+        ...(followUp?.params ?? []),
       ],
-      { name: 'sigil_append' },
+      followUp ? (followUp.name ? { name: `sigil_append_${followUp.name}` } : {}) : { name: 'sigil_append' },
     ).catch((err) => {
       if (sqlState(err) === '54000') throw new InvalidAppend('one transaction may append at most 65,536 events');
       throw err;
