@@ -14,9 +14,10 @@ import { verifyScenario } from './scenarios/verify';
 import { registryScenario } from './scenarios/registry';
 import { issueScenario } from './scenarios/issue';
 import { authorizeScenario } from './scenarios/authorize';
+import { webhookScenario } from './scenarios/webhook';
 
 /** Run order when no scenario is named. */
-const SCENARIOS: Scenario[] = [appendScenario, issueScenario, verifyScenario, authorizeScenario, registryScenario, limiterScenario];
+const SCENARIOS: Scenario[] = [appendScenario, issueScenario, verifyScenario, authorizeScenario, webhookScenario, registryScenario, limiterScenario];
 
 function usage(): string {
   const width = Math.max(...SCENARIOS.map((s) => s.name.length));
