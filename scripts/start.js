@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `npm start`, `npm run start:worker`, `npm run bench`, `npm run cli`: build when the sources
-// are newer than the last build (SWC, about a second), then run the requested role in this
+// `npm start`, `npm run start:worker`, `npm run bench`, `npm run cli`, `npm run sdk:generate`:
+// build when the sources are newer than the last build (SWC, about a second), then run the requested role in this
 // process. Build output goes to stderr only: stdout belongs to the role (JSON logs, the CLI's
 // JSON result).
 'use strict';
@@ -16,6 +16,7 @@ const entries = {
   worker: 'dist/apps/worker/src/main.js',
   bench: 'dist/test/bench/main.js',
   cli: 'dist/apps/cli/src/main.js',
+  'sdk-generate': 'dist/apps/api/src/openapi/generate-sdk-types.js',
 };
 
 function newestMtime(path) {

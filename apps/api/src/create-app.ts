@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '@app/core';
-import { createLogger, ErrorEnvelopeFilter, Logger, PinoNestLogger, requestIdFor } from '@app/http';
+import { completeOpenApiDocument, createLogger, ErrorEnvelopeFilter, Logger, PinoNestLogger, requestIdFor } from '@app/http';
 import { ISSUANCE_BODY_LIMIT_BYTES } from '@app/notary';
 import { Lifecycle } from '@app/platform';
 import type { SettlementProvider } from '@app/settlement';
@@ -50,15 +50,17 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     if (lifecycle.draining) reply.header('connection', 'close');
   });
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Sigil')
-      .setDescription('Certificate authority for digital artifacts, and agent commerce orchestration.')
-      .setVersion('1.0.0')
-      .addServer(config.BASE_URL)
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key: cdp_live_… or cdp_test_…' })
-      .build(),
+  const document = completeOpenApiDocument(
+    SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('Sigil')
+        .setDescription('Certificate authority for digital artifacts, and agent commerce orchestration.')
+        .setVersion('1.0.0')
+        .addServer(config.BASE_URL)
+        .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key: cdp_live_… or cdp_test_…' })
+        .build(),
+    ),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: '/openapi.json', yamlDocumentUrl: '/openapi.yaml' });
   await app.init();

@@ -3,3 +3,4 @@ export * from './error-envelope.filter';
 export * from './zod-body.pipe';
 export * from './logger';
 export * from './request-id';
+export * from './openapi';

@@ -1,11 +1,12 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import { ZodPipe } from '@app/http';
+import { ApiJsonResponse, ApiPathParams, ZodPipe } from '@app/http';
 import { Scope, SCOPES } from '../domain/scopes';
 import { AccessService } from '../keys/access.service';
 import { AccessContext, Authenticated, Caller, LaneAware, Throttle } from './access-context';
 import { QuotaService } from './quota.service';
+import './access.openapi';
 
 const SANDBOX_KEY_TTL_MS = 24 * 3600 * 1000;
 const keyIdParams = z.object({ key_id: z.string().regex(/^key_[0-9a-f]{16}$/, 'must look like key_<16 hex>') });
@@ -19,7 +20,8 @@ export class SandboxKeysController {
   @Post('api/sandbox/keys')
   @HttpCode(201)
   @Throttle('sandbox_key_daily')
-  @ApiOperation({ summary: 'Mint an ephemeral sandbox key (anonymous; 3 per 24 h per IP, 60 per minute globally)' })
+  @ApiOperation({ operationId: 'createSandboxKey', summary: 'Mint an ephemeral sandbox key (anonymous; 3 per 24 h per IP, 60 per minute globally)' })
+  @ApiJsonResponse(201, 'SandboxKey')
   async mint() {
     const org = await this.access.createOrganization(`sandbox ${new Date().toISOString()}`, 'sandbox');
     const key = await this.access.createApiKey(org.org_id, {
@@ -41,6 +43,8 @@ export class QuotaController {
   @Get('quota')
   @LaneAware()
   @ApiHeader({ name: 'X-Agent-DID', required: false, description: 'did:cd:agent:<id>' })
+  @ApiOperation({ operationId: 'getQuota', summary: 'The caller’s lane and buckets (service.quota.v1); never throttled' })
+  @ApiJsonResponse(200, 'QuotaState')
   quotaState(@Caller() caller: AccessContext) {
     return this.quota.state(caller);
   }
@@ -55,6 +59,8 @@ export class KeysController {
   /** The calling key: its organization, scopes and mode. */
   @Get('me')
   @Authenticated()
+  @ApiOperation({ operationId: 'getMe', summary: 'The calling key: its organization, scopes and mode' })
+  @ApiJsonResponse(200, 'Caller')
   me(@Caller() caller: AccessContext) {
     const p = caller.principal!;
     return { org_id: p.orgId, key_id: p.keyId, scopes: p.scopes, mode: p.mode, lane: caller.lane };
@@ -63,12 +69,17 @@ export class KeysController {
   /** The keys of the caller's organization; never secrets. */
   @Get('keys')
   @Authenticated()
+  @ApiOperation({ operationId: 'listApiKeys', summary: 'The keys of the caller’s organization (never secrets)' })
+  @ApiJsonResponse(200, 'ApiKeyList')
   async list(@Caller() caller: AccessContext) {
     return { keys: await this.access.listApiKeys(caller.principal!.orgId) };
   }
 
   @Get('keys/:key_id')
   @Authenticated()
+  @ApiOperation({ operationId: 'getApiKey', summary: 'One key of the caller’s organization' })
+  @ApiPathParams(keyIdParams)
+  @ApiJsonResponse(200, 'ApiKey')
   get(@Caller() caller: AccessContext, @Param(new ZodPipe(keyIdParams, 'params')) params: z.infer<typeof keyIdParams>) {
     return this.access.getApiKey(params.key_id, caller.principal!.orgId);
   }

@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { AccessContext, Authenticated, Caller, Throttle } from '@app/access';
 import { AppError } from '@app/core';
-import { ZodPipe } from '@app/http';
+import { apiInput, ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiQueryParams, schemaRef, ZodPipe } from '@app/http';
 import { Idempotent } from '@app/idempotency';
 import { parseAuthorizationRequest } from '../domain/authorization-request';
 import { verifyRecord } from '../receipts/signed-record';
@@ -11,6 +11,7 @@ import { RecordVerifier } from '../receipts/record-verifier';
 import { AUTHORIZATION_ID_RE, TRANSACTION_ID_RE } from '../transactions/transaction.events';
 import { TransactionQueries, transactionView } from '../transactions/transaction.queries';
 import { TransactionService } from '../transactions/transaction.service';
+import './commerce.openapi';
 
 const txParams = z.object({ id: z.string().regex(TRANSACTION_ID_RE, 'must be a transaction id: txn_ followed by 32 hex digits') });
 const authParams = z.object({ authorization_id: z.string().regex(AUTHORIZATION_ID_RE, 'must be an authorization id: auth_ followed by 32 hex digits') });
@@ -26,11 +27,15 @@ const listQuery = z.strictObject({
   cursor: z.string().min(1).max(512).optional(),
 });
 const approvalsQuery = listQuery.omit({ status: true });
-const reviewBody = z.strictObject({
-  note: z.string().max(2000).optional(),
-  amount_cents: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
-});
-const rejectBody = z.strictObject({ note: z.string().max(2000).optional() });
+const reviewBody = apiInput(
+  'ApproveAuthorizationRequest',
+  z.strictObject({
+    note: z.string().max(2000).optional(),
+    amount_cents: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().describe('approve a lower amount'),
+  }),
+);
+const rejectBody = apiInput('RejectAuthorizationRequest', z.strictObject({ note: z.string().max(2000).optional() }));
+const idempotencyHeader = ApiHeader({ name: 'Idempotency-Key', required: false, description: '1..255 printable ASCII; the same key and body answer the first response again' });
 
 const actorOf = (caller: AccessContext) => `api_key:${caller.principal!.keyId}`;
 
@@ -47,7 +52,10 @@ export class TransactionsController {
   @Idempotent()
   @HttpCode(200)
   @Authenticated('payments:write')
-  @ApiOperation({ summary: 'Evaluate a payment_authorization.v1 request against the policy and record the decision' })
+  @ApiOperation({ operationId: 'authorize', summary: 'Evaluate a payment_authorization.v1 request against the policy and record the decision' })
+  @idempotencyHeader
+  @ApiJsonBody('AuthorizationRequest')
+  @ApiJsonResponse(200, 'AuthorizationDecision')
   async authorize(@Caller() caller: AccessContext, @Body() body: unknown) {
     const request = parseAuthorizationRequest(body ?? undefined);
     const p = caller.principal!;
@@ -56,34 +64,45 @@ export class TransactionsController {
 
   @Get('transactions')
   @Authenticated('payments:read')
-  @ApiOperation({ summary: 'List transactions, filtered by state, date, merchant and agent, newest first, in cursor pages' })
+  @ApiOperation({ operationId: 'listTransactions', summary: 'List transactions, filtered by state, date, merchant and agent, newest first, in cursor pages' })
+  @ApiQueryParams(listQuery)
+  @ApiJsonResponse(200, 'TransactionPage')
   list(@Caller() caller: AccessContext, @Query(new ZodPipe(listQuery, 'query')) q: z.infer<typeof listQuery>) {
     return this.queries.list(caller.principal!.orgId, q);
   }
 
   @Get('transactions/:id')
   @Authenticated('payments:read')
+  @ApiOperation({ operationId: 'getTransaction', summary: 'A transaction’s current state' })
+  @ApiPathParams(txParams)
+  @ApiJsonResponse(200, 'Transaction')
   async get(@Caller() caller: AccessContext, @Param(new ZodPipe(txParams, 'params')) p: z.infer<typeof txParams>) {
     return transactionView(await this.transactions.row(caller.principal!.orgId, p.id));
   }
 
   @Get('transactions/:id/events')
   @Authenticated('payments:read')
-  @ApiOperation({ summary: "The transaction's full event timeline with its hash chain and a chain_valid verdict" })
+  @ApiOperation({ operationId: 'getTransactionEvents', summary: "The transaction's full event timeline with its hash chain and a chain_valid verdict" })
+  @ApiPathParams(txParams)
+  @ApiJsonResponse(200, 'TransactionTimeline')
   events(@Caller() caller: AccessContext, @Param(new ZodPipe(txParams, 'params')) p: z.infer<typeof txParams>) {
     return this.queries.events(caller.principal!.orgId, p.id);
   }
 
   @Get('transactions/:id/replay')
   @Authenticated('payments:read')
-  @ApiOperation({ summary: 'Re-evaluate the recorded request against the exact policy version that decided it' })
+  @ApiOperation({ operationId: 'replayTransaction', summary: 'Re-evaluate the recorded request against the exact policy version that decided it' })
+  @ApiPathParams(txParams)
+  @ApiJsonResponse(200, 'TransactionReplay')
   replay(@Caller() caller: AccessContext, @Param(new ZodPipe(txParams, 'params')) p: z.infer<typeof txParams>) {
     return this.queries.replay(caller.principal!.orgId, p.id);
   }
 
   @Get('transactions/:id/decision')
   @Authenticated('payments:read')
-  @ApiOperation({ summary: 'The signed record of the decision (payment_decision.v1), refusals included' })
+  @ApiOperation({ operationId: 'getDecisionRecord', summary: 'The signed record of the decision (payment_decision.v1), refusals included' })
+  @ApiPathParams(txParams)
+  @ApiJsonResponse(200, 'PaymentDecisionRecord')
   decision(@Caller() caller: AccessContext, @Param(new ZodPipe(txParams, 'params')) p: z.infer<typeof txParams>) {
     return this.queries.decisionRecord(caller.principal!.orgId, p.id);
   }
@@ -92,7 +111,10 @@ export class TransactionsController {
   @Idempotent()
   @HttpCode(200)
   @Authenticated('payments:write')
-  @ApiOperation({ summary: 'Settle an authorized transaction through its settlement provider' })
+  @ApiOperation({ operationId: 'executeTransaction', summary: 'Settle an authorized transaction through its settlement provider' })
+  @idempotencyHeader
+  @ApiPathParams(txParams)
+  @ApiJsonResponse(200, 'ExecutionResult')
   async execute(@Caller() caller: AccessContext, @Param(new ZodPipe(txParams, 'params')) p: z.infer<typeof txParams>) {
     const result = await this.transactions.execute(caller.principal!.orgId, p.id, actorOf(caller));
     const body = { outcome: result.outcome, transaction: transactionView(result.transaction), ...(result.receipt ? { receipt: result.receipt } : {}) };
@@ -108,7 +130,9 @@ export class TransactionsController {
 
   @Get('approvals')
   @Authenticated('approvals:manage')
-  @ApiOperation({ summary: 'The human approval queue: authorizations awaiting review, filterable' })
+  @ApiOperation({ operationId: 'listApprovals', summary: 'The human approval queue: authorizations awaiting review, filterable' })
+  @ApiQueryParams(approvalsQuery)
+  @ApiJsonResponse(200, 'TransactionPage')
   approvals(@Caller() caller: AccessContext, @Query(new ZodPipe(approvalsQuery, 'query')) q: z.infer<typeof approvalsQuery>) {
     return this.queries.list(caller.principal!.orgId, { ...q, status: 'needs_review' });
   }
@@ -117,7 +141,11 @@ export class TransactionsController {
   @Idempotent()
   @HttpCode(200)
   @Authenticated('approvals:manage')
-  @ApiOperation({ summary: 'Approve an escalated authorization, optionally for a lower amount' })
+  @ApiOperation({ operationId: 'approveAuthorization', summary: 'Approve an escalated authorization, optionally for a lower amount' })
+  @idempotencyHeader
+  @ApiPathParams(authParams)
+  @ApiBody({ required: false, schema: schemaRef('ApproveAuthorizationRequest') })
+  @ApiJsonResponse(200, 'Transaction')
   async approve(@Caller() caller: AccessContext, @Param(new ZodPipe(authParams, 'params')) p: z.infer<typeof authParams>, @Body() raw: unknown) {
     const body = new ZodPipe(reviewBody).transform(raw ?? {});
     const row = await this.transactions.review(caller.principal!.orgId, p.authorization_id, { kind: 'approve', amount_cents: body.amount_cents, note: body.note ?? null }, actorOf(caller));
@@ -128,7 +156,11 @@ export class TransactionsController {
   @Idempotent()
   @HttpCode(200)
   @Authenticated('approvals:manage')
-  @ApiOperation({ summary: 'Reject an escalated authorization' })
+  @ApiOperation({ operationId: 'rejectAuthorization', summary: 'Reject an escalated authorization' })
+  @idempotencyHeader
+  @ApiPathParams(authParams)
+  @ApiBody({ required: false, schema: schemaRef('RejectAuthorizationRequest') })
+  @ApiJsonResponse(200, 'Transaction')
   async reject(@Caller() caller: AccessContext, @Param(new ZodPipe(authParams, 'params')) p: z.infer<typeof authParams>, @Body() raw: unknown) {
     const body = new ZodPipe(rejectBody).transform(raw ?? {});
     const row = await this.transactions.review(caller.principal!.orgId, p.authorization_id, { kind: 'reject', note: body.note ?? null }, actorOf(caller));
@@ -137,7 +169,9 @@ export class TransactionsController {
 
   @Get('receipts/:transaction_id')
   @Authenticated('receipts:read')
-  @ApiOperation({ summary: 'The signed payment_receipt.v1 receipt of an executed transaction' })
+  @ApiOperation({ operationId: 'getReceipt', summary: 'The signed payment_receipt.v1 receipt of an executed transaction' })
+  @ApiPathParams(receiptParams)
+  @ApiJsonResponse(200, 'PaymentReceipt')
   receipt(@Caller() caller: AccessContext, @Param(new ZodPipe(receiptParams, 'params')) p: z.infer<typeof receiptParams>) {
     return this.queries.receipt(caller.principal!.orgId, p.transaction_id);
   }
@@ -152,7 +186,13 @@ export class ReceiptVerificationController {
   @Post('verify')
   @HttpCode(200)
   @Throttle('public_verify_window')
-  @ApiOperation({ summary: 'Verify a payment_receipt.v1 receipt or payment_decision.v1 record: its hash and its Ed25519 signature' })
+  @ApiOperation({ operationId: 'verifyReceiptOnServer', summary: 'Verify a payment_receipt.v1 receipt or payment_decision.v1 record: its hash and its Ed25519 signature' })
+  @ApiBody({
+    required: true,
+    description: 'The receipt or decision record, or {receipt: <it>}',
+    schema: { anyOf: [schemaRef('PaymentReceipt'), schemaRef('PaymentDecisionRecord'), { type: 'object', required: ['receipt'], properties: { receipt: { anyOf: [schemaRef('PaymentReceipt'), schemaRef('PaymentDecisionRecord')] } } }] },
+  })
+  @ApiJsonResponse(200, 'ReceiptVerification')
   verify(@Body() body: unknown) {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new AppError('validation_failed', 'The body must be the receipt document (an object)', 400, [{ field: '', message: 'must be a JSON object' }]);

@@ -3,7 +3,8 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { AccessContext, Authenticated, Caller, Scope } from '@app/access';
 import { AppError } from '@app/core';
-import { ZodPipe } from '@app/http';
+import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ZodPipe } from '@app/http';
+import '../http/commerce.openapi';
 import { parseAuthorizationRequest } from '../domain/authorization-request';
 import { policyIdField } from '../domain/fields';
 import { parsePolicy } from '../domain/policy';
@@ -40,7 +41,10 @@ export class PoliciesController {
   @Put(':policy_id')
   @HttpCode(200)
   @Authenticated('payments:write')
-  @ApiOperation({ summary: 'Record a new version of a policy (nothing is recorded when the document hashes as the current version)' })
+  @ApiOperation({ operationId: 'putPolicy', summary: 'Record a new version of a policy (nothing is recorded when the document hashes as the current version)' })
+  @ApiPathParams(policyParams)
+  @ApiJsonBody('PolicyDocument')
+  @ApiJsonResponse(200, 'PolicyVersionRecorded')
   async put(@Caller() caller: AccessContext, @Param(new ZodPipe(policyParams, 'params')) p: z.infer<typeof policyParams>, @Body() body: unknown) {
     const policy = parsePolicy(body ?? undefined);
     const v = await this.policies.put(caller.principal!.orgId, p.policy_id, policy, `api_key:${caller.principal!.keyId}`);
@@ -49,7 +53,9 @@ export class PoliciesController {
 
   @Get(':policy_id')
   @Authenticated()
-  @ApiOperation({ summary: "A policy's current version" })
+  @ApiOperation({ operationId: 'getPolicy', summary: "A policy's current version" })
+  @ApiPathParams(policyParams)
+  @ApiJsonResponse(200, 'PolicyVersion')
   async current(@Caller() caller: AccessContext, @Param(new ZodPipe(policyParams, 'params')) p: z.infer<typeof policyParams>) {
     const v = await this.policies.current(requireAnyScope(caller, READ_SCOPES), p.policy_id);
     if (!v) throw notFound(p.policy_id);
@@ -58,7 +64,9 @@ export class PoliciesController {
 
   @Get(':policy_id/versions')
   @Authenticated()
-  @ApiOperation({ summary: "A policy's versions, newest first" })
+  @ApiOperation({ operationId: 'listPolicyVersions', summary: "A policy's versions, newest first" })
+  @ApiPathParams(policyParams)
+  @ApiJsonResponse(200, 'PolicyVersionList')
   async versions(@Caller() caller: AccessContext, @Param(new ZodPipe(policyParams, 'params')) p: z.infer<typeof policyParams>) {
     const versions = await this.policies.versions(requireAnyScope(caller, READ_SCOPES), p.policy_id);
     if (versions.length === 0) throw notFound(p.policy_id);
@@ -67,7 +75,9 @@ export class PoliciesController {
 
   @Get(':policy_id/versions/:version')
   @Authenticated()
-  @ApiOperation({ summary: 'One version of a policy' })
+  @ApiOperation({ operationId: 'getPolicyVersion', summary: 'One version of a policy' })
+  @ApiPathParams(versionParams)
+  @ApiJsonResponse(200, 'PolicyVersion')
   async version(@Caller() caller: AccessContext, @Param(new ZodPipe(versionParams, 'params')) p: z.infer<typeof versionParams>) {
     const n = Number(p.version);
     const v = await this.policies.version(requireAnyScope(caller, READ_SCOPES), p.policy_id, n);
@@ -78,7 +88,10 @@ export class PoliciesController {
   @Post(':policy_id/simulate')
   @HttpCode(200)
   @Authenticated()
-  @ApiOperation({ summary: "Evaluate a payment_authorization.v1 request against the policy's current version; records nothing" })
+  @ApiOperation({ operationId: 'simulatePolicy', summary: "Evaluate a payment_authorization.v1 request against the policy's current version; records nothing" })
+  @ApiPathParams(policyParams)
+  @ApiJsonBody('AuthorizationRequest')
+  @ApiJsonResponse(200, 'PolicySimulation')
   async simulate(@Caller() caller: AccessContext, @Param(new ZodPipe(policyParams, 'params')) p: z.infer<typeof policyParams>, @Body() body: unknown) {
     const orgId = requireAnyScope(caller, READ_SCOPES);
     const request = parseAuthorizationRequest(body ?? undefined);

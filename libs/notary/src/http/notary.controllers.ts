@@ -1,39 +1,46 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { AccessContext, Authenticated, Caller, Throttle } from '@app/access';
 import { AppError, APP_CONFIG, AppConfig } from '@app/core';
 import { canonicalJson, sha256Hex } from '@app/crypto';
-import { ZodPipe } from '@app/http';
+import { apiInput, ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiQueryParams, schemaRef, ZodPipe } from '@app/http';
 import { certificateView, SignedManifest } from '../domain/certificate';
 import { CertificateService } from '../certificates/certificate.service';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
 import { CreditsService } from '../credits/credits.service';
+import './notary.openapi';
 
 const idParams = z.object({ certId: z.uuid({ error: 'must be a certificate id (uuid)' }) });
-const issueBody = z.object({
-  content: z.string({ error: 'content must be a string' }),
-  type: z.string().max(64).optional(),
-  filename: z.string().max(255).optional(),
-  artifact_type: z.enum(['dataset', 'model', 'system', 'output']).optional(),
-});
+const issueBody = apiInput(
+  'IssueCertificateRequest',
+  z.object({
+    content: z.string({ error: 'content must be a string' }),
+    type: z.string().max(64).optional(),
+    filename: z.string().max(255).optional(),
+    artifact_type: z.enum(['dataset', 'model', 'system', 'output']).optional(),
+  }),
+);
 const hashField = z.string().regex(/^(sha256:)?[0-9a-fA-F]{64}$/, 'must be a SHA-256 hash: 64 hex digits, with or without sha256:');
 // Both documented forms: {cert_id, sha256}, or {hash} alone (finds that artifact's certificates).
-const verifyHashBody = z.union([
-  z.object({ cert_id: z.uuid({ error: 'must be a certificate id (uuid)' }), sha256: hashField }),
-  z.object({ hash: hashField }),
-]);
+const verifyHashBody = apiInput(
+  'VerifyHashRequest',
+  z.union([z.object({ cert_id: z.uuid({ error: 'must be a certificate id (uuid)' }), sha256: hashField }), z.object({ hash: hashField })]),
+);
 const proofQuery = z.object({
   certificate_id: z.uuid({ error: 'must be a certificate id (uuid)' }),
   hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex>'),
 });
-const checkoutBody = z.object({ credits: z.number().int().min(1).max(10_000) }).strict();
+const checkoutBody = apiInput('CreditsCheckoutRequest', z.object({ credits: z.number().int().min(1).max(10_000) }).strict());
 const idempotencyKey = z.string().regex(/^[A-Za-z0-9._:-]{1,255}$/, 'Idempotency-Key must be 1..255 of letters, digits, . _ : -');
-const verifyBody = z.object({
-  certificate_id: z.uuid({ error: 'must be a certificate id (uuid)' }),
-  artifact_hash: z.string().max(100).optional(),
-});
+const verifyBody = apiInput(
+  'VerifyRequest',
+  z.object({
+    certificate_id: z.uuid({ error: 'must be a certificate id (uuid)' }),
+    artifact_hash: z.string().max(100).optional(),
+  }),
+);
 
 @ApiTags('certificates')
 @Controller()
@@ -48,7 +55,9 @@ export class NotaryController {
   @ApiBearerAuth()
   @Authenticated('certificates:write')
   @Throttle('notary_issue')
-  @ApiOperation({ summary: 'Issue a certificate for content (JSON is canonicalized with RFC 8785 before hashing)' })
+  @ApiOperation({ operationId: 'issueCertificate', summary: 'Issue a certificate for content (JSON is canonicalized with RFC 8785 before hashing)' })
+  @ApiJsonBody('IssueCertificateRequest')
+  @ApiJsonResponse(200, 'IssuanceResponse')
   async create(@Caller() caller: AccessContext, @Body() raw: unknown) {
     // content_required is the spec's own code for a missing content field.
     if (raw === null || typeof raw !== 'object' || !('content' in raw) || (raw as { content: unknown }).content === undefined) {
@@ -77,24 +86,37 @@ export class NotaryController {
 
   @Get('api/certificates/:certId')
   @Throttle('public_verify_window')
+  @ApiOperation({ operationId: 'getCertificate', summary: 'The certificate: its service.cert.v1 fields and signature' })
+  @ApiPathParams(idParams)
+  @ApiJsonResponse(200, 'Certificate')
   async certificate(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>) {
     return certificateView(await this.find(p.certId));
   }
 
   @Get('api/certificates/:certId/signed-payload')
   @Throttle('public_verify_window')
+  @ApiOperation({ operationId: 'getSignedPayload', summary: 'The exact signed payload and its signature (SignedManifest), as plain JSON' })
+  @ApiPathParams(idParams)
+  @ApiJsonResponse(200, 'SignedManifest')
   async signedPayload(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>) {
     return this.find(p.certId);
   }
 
   @Get('api/cert/:certId/manifest')
   @Throttle('public_verify_window')
+  @ApiOperation({ operationId: 'getManifest', summary: 'The signed certificate manifest (the same SignedManifest)' })
+  @ApiPathParams(idParams)
+  @ApiJsonResponse(200, 'SignedManifest')
   async manifest(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>) {
     return this.find(p.certId);
   }
 
   @Get('api/certificates/:certId/download')
   @Throttle('public_verify_window')
+  @ApiOperation({ operationId: 'downloadCertificate', summary: 'The SignedManifest as an application/service.manifest+json attachment' })
+  @ApiPathParams(idParams)
+  @ApiProduces('application/service.manifest+json')
+  @ApiResponse({ status: 200, description: 'Success (Content-Disposition: attachment)', schema: schemaRef('SignedManifest') })
   async download(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>, @Res({ passthrough: true }) reply: FastifyReply) {
     const m = await this.find(p.certId);
     reply.header('content-type', 'application/service.manifest+json');
@@ -105,7 +127,9 @@ export class NotaryController {
   @Post('api/verify')
   @HttpCode(200)
   @Throttle('public_verify_window')
-  @ApiOperation({ summary: 'Verify a certificate (and optionally an artifact hash against it)' })
+  @ApiOperation({ operationId: 'verify', summary: 'Verify a certificate (and optionally an artifact hash against it)' })
+  @ApiJsonBody('VerifyRequest')
+  @ApiJsonResponse(200, 'VerificationResult')
   async verify(@Body(new ZodPipe(verifyBody)) body: z.infer<typeof verifyBody>) {
     return this.certificates.verify(body.certificate_id, body.artifact_hash);
   }
@@ -113,7 +137,9 @@ export class NotaryController {
   @Post('api/verify/hash')
   @HttpCode(200)
   @Throttle('public_verify_window')
-  @ApiOperation({ summary: 'Check an artifact hash: {cert_id, sha256} against one certificate, or {hash} to find its certificates' })
+  @ApiOperation({ operationId: 'verifyHash', summary: 'Check an artifact hash: {cert_id, sha256} against one certificate, or {hash} to find its certificates' })
+  @ApiJsonBody('VerifyHashRequest')
+  @ApiJsonResponse(200, 'HashVerificationResult')
   async verifyHash(@Body(new ZodPipe(verifyHashBody)) body: z.infer<typeof verifyHashBody>) {
     if ('cert_id' in body) return this.certificates.verifyHash(body.cert_id, body.sha256);
     const ids = await this.certificates.findByHash(body.hash);
@@ -125,6 +151,9 @@ export class NotaryController {
   /** One prediction's inclusion in a certified manifest; checkable offline against manifest_hash. */
   @Get('api/predictions/proof')
   @Throttle('public_verify_window')
+  @ApiOperation({ operationId: 'getPredictionProof', summary: 'The RFC 6962 inclusion proof of a prediction hash in a certified manifest' })
+  @ApiQueryParams(proofQuery)
+  @ApiJsonResponse(200, 'PredictionProof')
   async predictionProof(@Query(new ZodPipe(proofQuery, 'query')) q: z.infer<typeof proofQuery>) {
     return this.certificates.predictionProof(q.certificate_id, q.hash);
   }
@@ -132,6 +161,9 @@ export class NotaryController {
   /** Server-side recompute of the canonical bytes and signature check, saying which check failed. */
   @Get('api/verify/:certId')
   @Throttle('public_verify_window')
+  @ApiOperation({ operationId: 'getVerificationReport', summary: 'Server-side recompute and signature check, saying which check failed' })
+  @ApiPathParams(idParams)
+  @ApiJsonResponse(200, 'VerificationReport')
   async verifyById(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>) {
     const found = await this.certificates.verificationReport(p.certId);
     if (!found) throw new AppError('not_found', `certificate ${p.certId} not found`, 404);
@@ -146,6 +178,8 @@ export class SigningKeysController {
 
   /** Every key with its status; cached by ETag. */
   @Get('signing-keys.json')
+  @ApiOperation({ operationId: 'getSigningKeys', summary: 'Every signing key with its status (ETag; If-None-Match answers 304)' })
+  @ApiJsonResponse(200, 'KeysDocument')
   keysDocument(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
     const body = { keys: this.keys.current.list() };
     const etag = `"${sha256Hex(canonicalJson(body)).slice(0, 32)}"`;
@@ -169,6 +203,10 @@ export class CreditsController {
   @Post('notary-credits-checkout')
   @HttpCode(200)
   @Authenticated('certificates:write')
+  @ApiOperation({ operationId: 'buyNotaryCredits', summary: 'Buy issuance credits (100 cents each); a repeated Idempotency-Key is the same checkout' })
+  @ApiHeader({ name: 'Idempotency-Key', required: false })
+  @ApiJsonBody('CreditsCheckoutRequest')
+  @ApiJsonResponse(200, 'CreditsCheckout')
   async checkout(
     @Caller() caller: AccessContext,
     @Body(new ZodPipe(checkoutBody)) body: z.infer<typeof checkoutBody>,

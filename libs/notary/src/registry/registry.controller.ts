@@ -1,9 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { AccessContext, Authenticated, Caller, Throttle } from '@app/access';
 import { AppError } from '@app/core';
-import { ZodPipe } from '@app/http';
+import { apiInput, ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiQueryParams, ZodPipe } from '@app/http';
+import '../http/notary.openapi';
 import { ARTIFACT_TYPES } from './registry.projection';
 import { RegistryService } from './registry.service';
 
@@ -20,26 +21,32 @@ const listQuery = z
   .strict();
 const text = (max: number) => z.string().trim().min(1).max(max);
 const tags = z.array(text(40)).max(20);
-const registerBody = z
-  .object({
-    title: text(200),
-    summary: text(2000).nullable().default(null),
-    artifact_type: z.enum(ARTIFACT_TYPES),
-    industry: text(100).nullable().default(null),
-    tags: tags.default([]),
-    visibility: z.enum(['public', 'private']).default('private'),
-  })
-  .strict();
-const editBody = z
-  .object({
-    title: text(200).optional(),
-    summary: text(2000).nullable().optional(),
-    industry: text(100).nullable().optional(),
-    tags: tags.optional(),
-    visibility: z.enum(['public', 'private']).optional(),
-  })
-  .strict()
-  .refine((b) => Object.keys(b).length > 0, { message: 'nothing to change' });
+const registerBody = apiInput(
+  'RegisterArtifactRequest',
+  z
+    .object({
+      title: text(200),
+      summary: text(2000).nullable().default(null),
+      artifact_type: z.enum(ARTIFACT_TYPES),
+      industry: text(100).nullable().default(null),
+      tags: tags.default([]),
+      visibility: z.enum(['public', 'private']).default('private'),
+    })
+    .strict(),
+);
+const editBody = apiInput(
+  'UpdateRegistryEntryRequest',
+  z
+    .object({
+      title: text(200).optional(),
+      summary: text(2000).nullable().optional(),
+      industry: text(100).nullable().optional(),
+      tags: tags.optional(),
+      visibility: z.enum(['public', 'private']).optional(),
+    })
+    .strict()
+    .refine((b) => Object.keys(b).length > 0, { message: 'nothing to change' }),
+);
 const idParams = z.object({ id: z.uuid({ error: 'must be a registry entry id (uuid)' }) });
 
 @ApiTags('registry')
@@ -49,6 +56,9 @@ export class RegistryController {
 
   @Get()
   @Throttle('registry_list')
+  @ApiOperation({ operationId: 'listRegistry', summary: 'The registry, newest first, filtered; visibility=private needs a key and lists its own organization’s entries' })
+  @ApiQueryParams(listQuery)
+  @ApiJsonResponse(200, 'RegistryPage')
   list(@Caller() caller: AccessContext, @Query(new ZodPipe(listQuery, 'query')) query: z.infer<typeof listQuery>) {
     if (query.visibility === 'private' && !caller.principal) {
       throw new AppError('auth_required', 'Private entries are listed only to their organization: send a bearer key', 401);
@@ -60,6 +70,10 @@ export class RegistryController {
   @Post()
   @HttpCode(201)
   @Authenticated('certificates:write')
+  @ApiBearerAuth()
+  @ApiOperation({ operationId: 'registerArtifact', summary: 'List an artifact without a certificate (status unverified)' })
+  @ApiJsonBody('RegisterArtifactRequest')
+  @ApiJsonResponse(201, 'RegistryEntryRef')
   register(@Caller() caller: AccessContext, @Body(new ZodPipe(registerBody)) body: z.infer<typeof registerBody>) {
     return this.registry.register(caller.principal!.orgId, body);
   }
@@ -67,6 +81,11 @@ export class RegistryController {
   /** Publishes or edits the caller's entry: title, summary, industry, tags, visibility. */
   @Patch(':id')
   @Authenticated('certificates:write')
+  @ApiBearerAuth()
+  @ApiOperation({ operationId: 'updateRegistryEntry', summary: 'Publish or edit the caller’s entry: title, summary, industry, tags, visibility' })
+  @ApiPathParams(idParams)
+  @ApiJsonBody('UpdateRegistryEntryRequest')
+  @ApiJsonResponse(200, 'RegistryEntryRef')
   edit(
     @Caller() caller: AccessContext,
     @Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>,

@@ -1,13 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { AccessContext, Authenticated, Caller } from '@app/access';
-import { ZodPipe } from '@app/http';
+import { apiInput, ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiQueryParams, ZodPipe } from '@app/http';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE } from '../domain/event-types';
 import { DELIVERY_ID_RE, ENDPOINT_ID_RE } from '../domain/ids';
 import { MAX_URL_LENGTH } from '../domain/target';
 import { DeliveryService } from '../delivery/delivery.service';
 import { EndpointService } from '../endpoints/endpoint.service';
+import './webhooks.openapi';
 
 const eventTypes = z
   .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }))
@@ -15,11 +16,17 @@ const eventTypes = z
   .max(50);
 const url = z.string({ error: 'url must be a string' }).min(1).max(MAX_URL_LENGTH);
 const description = z.string().trim().max(500).nullable();
-const createBody = z.object({ url, event_types: eventTypes.optional(), description: description.optional(), enabled: z.boolean().optional() }).strict();
-const updateBody = z
-  .object({ url: url.optional(), event_types: eventTypes.optional(), description: description.optional(), enabled: z.boolean().optional() })
-  .strict()
-  .refine((b) => Object.keys(b).length > 0, { message: 'nothing to change' });
+const createBody = apiInput(
+  'CreateWebhookEndpointRequest',
+  z.object({ url, event_types: eventTypes.optional(), description: description.optional(), enabled: z.boolean().optional() }).strict(),
+);
+const updateBody = apiInput(
+  'UpdateWebhookEndpointRequest',
+  z
+    .object({ url: url.optional(), event_types: eventTypes.optional(), description: description.optional(), enabled: z.boolean().optional() })
+    .strict()
+    .refine((b) => Object.keys(b).length > 0, { message: 'nothing to change' }),
+);
 const endpointParams = z.object({ id: z.string().regex(ENDPOINT_ID_RE, 'must be a webhook endpoint id (ep_ and 32 hex digits)') });
 const deliveryParams = z.object({ id: z.string().regex(DELIVERY_ID_RE, 'must be a webhook delivery id (dlv_ and 32 hex digits)') });
 const recoverQuery = z.object({ since: z.iso.datetime({ offset: true, error: 'since must be an ISO-8601 date-time' }) }).strict();
@@ -47,22 +54,33 @@ export class WebhooksController {
 
   @Post('endpoints')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Register an endpoint; its signing secret is returned once, here' })
+  @ApiOperation({ operationId: 'createWebhookEndpoint', summary: 'Register an endpoint; its signing secret is returned once, here' })
+  @ApiJsonBody('CreateWebhookEndpointRequest')
+  @ApiJsonResponse(201, 'WebhookEndpointCreated')
   create(@Caller() c: AccessContext, @Body(new ZodPipe(createBody)) body: z.infer<typeof createBody>) {
     return this.endpoints.create(c.principal!.orgId, body);
   }
 
   @Get('endpoints')
+  @ApiOperation({ operationId: 'listWebhookEndpoints', summary: 'The organization’s endpoints (never a secret)' })
+  @ApiJsonResponse(200, 'WebhookEndpointList')
   list(@Caller() c: AccessContext) {
     return this.endpoints.list(c.principal!.orgId);
   }
 
   @Get('endpoints/:id')
+  @ApiOperation({ operationId: 'getWebhookEndpoint', summary: 'One endpoint' })
+  @ApiPathParams(endpointParams)
+  @ApiJsonResponse(200, 'WebhookEndpoint')
   get(@Caller() c: AccessContext, @Param(new ZodPipe(endpointParams, 'params')) p: z.infer<typeof endpointParams>) {
     return this.endpoints.get(c.principal!.orgId, p.id);
   }
 
   @Patch('endpoints/:id')
+  @ApiOperation({ operationId: 'updateWebhookEndpoint', summary: 'Change an endpoint; enabled: true re-enables a disabled one' })
+  @ApiPathParams(endpointParams)
+  @ApiJsonBody('UpdateWebhookEndpointRequest')
+  @ApiJsonResponse(200, 'WebhookEndpoint')
   update(
     @Caller() c: AccessContext,
     @Param(new ZodPipe(endpointParams, 'params')) p: z.infer<typeof endpointParams>,
@@ -73,27 +91,37 @@ export class WebhooksController {
 
   @Delete('endpoints/:id')
   @HttpCode(204)
+  @ApiOperation({ operationId: 'deleteWebhookEndpoint', summary: 'Delete an endpoint; its pending deliveries are abandoned' })
+  @ApiPathParams(endpointParams)
+  @ApiResponse({ status: 204, description: 'Deleted' })
   async remove(@Caller() c: AccessContext, @Param(new ZodPipe(endpointParams, 'params')) p: z.infer<typeof endpointParams>) {
     await this.endpoints.remove(c.principal!.orgId, p.id);
   }
 
   @Post('endpoints/:id/rotate-secret')
   @HttpCode(200)
-  @ApiOperation({ summary: 'New signing secret; the previous one keeps signing beside it for 24 h' })
+  @ApiOperation({ operationId: 'rotateWebhookSecret', summary: 'New signing secret; the previous one keeps signing beside it for 24 h' })
+  @ApiPathParams(endpointParams)
+  @ApiJsonResponse(200, 'WebhookSecretRotation')
   rotate(@Caller() c: AccessContext, @Param(new ZodPipe(endpointParams, 'params')) p: z.infer<typeof endpointParams>) {
     return this.endpoints.rotateSecret(c.principal!.orgId, p.id);
   }
 
   @Post('endpoints/:id/test')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Send a webhook.test ping through the normal delivery path' })
+  @ApiOperation({ operationId: 'testWebhookEndpoint', summary: 'Send a webhook.test ping through the normal delivery path' })
+  @ApiPathParams(endpointParams)
+  @ApiJsonResponse(202, 'WebhookTestDelivery')
   test(@Caller() c: AccessContext, @Param(new ZodPipe(endpointParams, 'params')) p: z.infer<typeof endpointParams>) {
     return this.deliveries.sendTest(c.principal!.orgId, p.id, actorOf(c));
   }
 
   @Post('endpoints/:id/recover')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Re-send every failed delivery of the endpoint since a time (same webhook-ids)' })
+  @ApiOperation({ operationId: 'recoverWebhookDeliveries', summary: 'Re-send every failed delivery of the endpoint since a time (same webhook-ids)' })
+  @ApiPathParams(endpointParams)
+  @ApiQueryParams(recoverQuery)
+  @ApiJsonResponse(202, 'WebhookRecovery')
   recover(
     @Caller() c: AccessContext,
     @Param(new ZodPipe(endpointParams, 'params')) p: z.infer<typeof endpointParams>,
@@ -103,18 +131,26 @@ export class WebhooksController {
   }
 
   @Get('deliveries')
+  @ApiOperation({ operationId: 'listWebhookDeliveries', summary: 'Delivery history, newest first, in cursor pages' })
+  @ApiQueryParams(listQuery)
+  @ApiJsonResponse(200, 'WebhookDeliveryPage')
   deliveriesList(@Caller() c: AccessContext, @Query(new ZodPipe(listQuery, 'query')) q: z.infer<typeof listQuery>) {
     return this.deliveries.list(c.principal!.orgId, q);
   }
 
   @Get('deliveries/:id')
+  @ApiOperation({ operationId: 'getWebhookDelivery', summary: 'One delivery with its payload and attempt history' })
+  @ApiPathParams(deliveryParams)
+  @ApiJsonResponse(200, 'WebhookDeliveryDetail')
   delivery(@Caller() c: AccessContext, @Param(new ZodPipe(deliveryParams, 'params')) p: z.infer<typeof deliveryParams>) {
     return this.deliveries.get(c.principal!.orgId, p.id);
   }
 
   @Post('deliveries/:id/redeliver')
   @HttpCode(202)
-  @ApiOperation({ summary: 'A new series of attempts for a finished delivery, with the same webhook-id' })
+  @ApiOperation({ operationId: 'redeliverWebhook', summary: 'A new series of attempts for a finished delivery, with the same webhook-id' })
+  @ApiPathParams(deliveryParams)
+  @ApiJsonResponse(202, 'WebhookRedelivery')
   redeliver(@Caller() c: AccessContext, @Param(new ZodPipe(deliveryParams, 'params')) p: z.infer<typeof deliveryParams>) {
     return this.deliveries.redeliver(c.principal!.orgId, p.id, actorOf(c));
   }
