@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@app/core';
-import { canonicalJson, fromBase64Url, KeyVerdict, parseSha256, sha256Hex, toBase64Url } from '@app/crypto';
+import { canonicalJson, fromBase64Url, keyVerdict, KeyVerdict, parseSha256, sha256Hex, toBase64Url, verifyEd25519 } from '@app/crypto';
 import { RecordedEvent, SqlDatabase, SqlEventStore, SqlExecutor } from '@app/event-store';
 import {
   CERT_SCHEMA_VERSION,
@@ -16,8 +16,11 @@ import {
 import { validatePredictionPayload } from '../domain/prediction-schemas';
 import { predictionInclusionProof, verifyPredictionProof } from '../domain/merkle';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
+import { BatchLoader, CachedCertificate, CertificateRow, deepFreeze, LruCache, sameRow, SignatureCheck } from './certificate-cache';
 
 export const FREE_ISSUANCES = 3;
+/** Certificates kept in memory per process (parsed manifest and signature check): about 2-3 KB each. */
+export const CERTIFICATE_CACHE_SIZE = 10_000;
 export const certificateStream = (id: string) => `certificate-${id}`;
 
 export interface IssueRequest {
@@ -94,6 +97,9 @@ export async function applyCertificateEvent(event: RecordedEvent, tx: SqlExecuto
  * sign it with the active key, and record CertificateIssued on the certificate's own stream.
  */
 export class CertificateService {
+  private readonly cache = new LruCache<CachedCertificate>(CERTIFICATE_CACHE_SIZE);
+  private readonly rows = new BatchLoader<CertificateRow>((ids) => this.loadRows(ids));
+
   constructor(
     private readonly db: SqlDatabase,
     private readonly store: SqlEventStore,
@@ -161,15 +167,36 @@ export class CertificateService {
   }
 
   async manifest(certificateId: string): Promise<SignedManifest | null> {
-    const [row] = await this.db.query<{ payload: CertificatePayload; signature: string; key_id: string; imported: boolean }>(
-      'SELECT payload, signature, key_id, imported FROM certificates WHERE certificate_id = $1',
-      [certificateId],
-      { name: 'notary_certificate_by_id' },
-    );
+    return (await this.stored(certificateId))?.manifest ?? null;
+  }
+
+  /**
+   * The stored certificate, read now (lookups of the same moment share one query); the parsed
+   * manifest and its signature check are reused while the row is unchanged.
+   */
+  private async stored(certificateId: string): Promise<CachedCertificate | null> {
+    const row = await this.rows.load(certificateId);
     if (!row) return null;
+    const cached = this.cache.get(certificateId);
+    if (cached && sameRow(cached.row, row)) return cached;
+    const payload = JSON.parse(row.payload) as CertificatePayload;
     // An imported legacy manifest is served as it was imported: its label repeats the payload's schema.
-    const schema = row.imported ? row.payload.schema_version : MANIFEST_SCHEMA_VERSION;
-    return { schema_version: schema, payload: row.payload, signature: { alg: 'Ed25519', key_id: row.key_id, value: row.signature } };
+    const schema = row.imported ? payload.schema_version : MANIFEST_SCHEMA_VERSION;
+    const entry: CachedCertificate = {
+      row,
+      manifest: deepFreeze({ schema_version: schema, payload, signature: { alg: 'Ed25519', key_id: row.key_id, value: row.signature } }),
+    };
+    this.cache.set(certificateId, entry);
+    return entry;
+  }
+
+  private async loadRows(ids: string[]): Promise<Map<string, CertificateRow>> {
+    const rows = await this.db.query<CertificateRow>(
+      'SELECT certificate_id, payload::text AS payload, signature, key_id, imported FROM certificates WHERE certificate_id = ANY($1::uuid[])',
+      [ids],
+      { name: 'notary_certificates_by_ids' },
+    );
+    return new Map(rows.map((r) => [r.certificate_id, r]));
   }
 
   /** Recomputes the signed message from the stored payload and checks it against the key's status. */
@@ -179,8 +206,8 @@ export class CertificateService {
 
   /** The verdict together with the manifest it was made on (one read). */
   async verifyWithManifest(certificateId: string, artifactHash?: string): Promise<{ result: VerificationResult; manifest: SignedManifest | null }> {
-    const m = await this.manifest(certificateId);
-    return { result: this.verdict(certificateId, m, artifactHash), manifest: m };
+    const entry = await this.stored(certificateId);
+    return { result: this.verdict(certificateId, entry, artifactHash), manifest: entry?.manifest ?? null };
   }
 
   /**
@@ -193,8 +220,8 @@ export class CertificateService {
     return { report: { ...result, checks: { canonical_payload_hash: `sha256:${sha256Hex(canonicalJson(m.payload))}`, signature: result.verified ? 'valid' : result.reason } }, manifest: m };
   }
 
-  private verdict(certificateId: string, m: SignedManifest | null, artifactHash?: string): VerificationResult {
-    if (!m) {
+  private verdict(certificateId: string, entry: CachedCertificate | null, artifactHash?: string): VerificationResult {
+    if (!entry) {
       return {
         verified: false,
         status: 'NOT_FOUND',
@@ -210,8 +237,9 @@ export class CertificateService {
         key_id: null,
       };
     }
+    const m = entry.manifest;
     const support = schemaSupport(m.payload.schema_version);
-    const verdict = support.is_supported ? this.checkSignature(m) : ({ valid: false, reason: 'unsupported_schema_version' } as const);
+    const verdict = support.is_supported ? this.checkEntry(entry) : ({ valid: false, reason: 'unsupported_schema_version' } as const);
     const hashMatch = artifactHash === undefined ? null : normalizeHash(artifactHash) === m.payload.dataset_hash;
     return {
       verified: verdict.valid && hashMatch !== false,
@@ -234,11 +262,12 @@ export class CertificateService {
    */
   async verifyHash(certificateId: string, sha256: string): Promise<HashVerificationResult> {
     const hash = normalizeHash(sha256);
-    const m = await this.manifest(certificateId);
-    if (!m) return { ...EMPTY_HASH_RESULT, error: 'certificate_not_found' };
+    const entry = await this.stored(certificateId);
+    if (!entry) return { ...EMPTY_HASH_RESULT, error: 'certificate_not_found' };
+    const m = entry.manifest;
     const schema = m.payload.schema_version;
     const { is_supported: supported, is_deprecated } = schemaSupport(schema);
-    const verdict = supported ? this.checkSignature(m) : ({ valid: false, reason: 'unsupported_schema_version' } as const);
+    const verdict = supported ? this.checkEntry(entry) : ({ valid: false, reason: 'unsupported_schema_version' } as const);
     const hashMatched = hash === m.payload.dataset_hash;
     return {
       verified: verdict.valid && hashMatched,
@@ -275,16 +304,38 @@ export class CertificateService {
   }
 
   checkSignature(m: SignedManifest): KeyVerdict {
-    const signature = fromBase64Url(m.signature.value);
-    if (!signature) return { valid: false, reason: 'signature_invalid' };
-    let message: Buffer;
-    try {
-      message = signingMessage(m.payload);
-    } catch {
-      return { valid: false, reason: 'signature_invalid' };
-    }
-    return this.keys.current.verify(m.signature.key_id, message, signature, new Date(m.payload.timestamp));
+    return this.checkEntry({ manifest: m });
   }
+
+  /**
+   * The signature check is made once per certificate and public key and kept with the cached
+   * entry; the key's status rule (retired, revoked) is applied on every call, from the ring this
+   * process reloads whenever any process changes a key.
+   */
+  private checkEntry(entry: Pick<CachedCertificate, 'manifest' | 'signature'>): KeyVerdict {
+    const m = entry.manifest;
+    const key = this.keys.current.get(m.signature.key_id);
+    const publicKey = key?.public_key ?? null;
+    if (!entry.signature || entry.signature.publicKey !== publicKey) entry.signature = { publicKey, check: ed25519Check(m, publicKey) };
+    const check = entry.signature.check;
+    if (check === 'malformed') return { valid: false, reason: 'signature_invalid' };
+    if (check === 'unknown_key' || !key) return { valid: false, reason: 'unknown_key' };
+    return keyVerdict(key, new Date(m.payload.timestamp), check === 'valid');
+  }
+}
+
+/** The Ed25519 check of a manifest's signature against a public key (base64url), statuses aside. */
+function ed25519Check(m: SignedManifest, publicKey: string | null): SignatureCheck {
+  const signature = fromBase64Url(m.signature.value);
+  if (!signature) return 'malformed';
+  let message: Buffer;
+  try {
+    message = signingMessage(m.payload);
+  } catch {
+    return 'malformed';
+  }
+  if (publicKey === null) return 'unknown_key';
+  return verifyEd25519(Buffer.from(publicKey, 'base64url'), message, signature) ? 'valid' : 'invalid';
 }
 
 export interface HashVerificationResult {
