@@ -2,10 +2,11 @@
  * `verify`: POST /api/verify over HTTP against an api on PostgreSQL and Redis, for one issued
  * certificate. Callers spread over many client IPs (X-Forwarded-For with TRUST_PROXY), as
  * public verification traffic is, so the per-IP limit is counted on every request but not hit.
+ * The load comes from a separate process (http-load.ts).
  */
-import { startBenchApi, clientIp } from '../api';
-import { BenchResult, envInt, errorMessage, failedResult, runLoad, Scenario, summarize } from '../harness';
-
+import { startBenchApi } from '../api';
+import { BenchResult, envInt, errorMessage, failedResult, Scenario, summarize } from '../harness';
+import { httpLoadFields, HttpLoadSpec, runHttpLoad } from '../http-load';
 
 export const verifyScenario: Scenario = {
   name: 'verify',
@@ -25,18 +26,21 @@ export const verifyScenario: Scenario = {
           body: JSON.stringify({ content: JSON.stringify({ bench: 'verify', at: Date.now() }) }),
         });
         const { certificate_id } = (await issued.json()) as { certificate_id: string };
-        const body = JSON.stringify({ certificate_id });
-        const call = async (op: number) => {
-          const res = await fetch(`${url}/api/verify`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp(op) },
-            body,
-          });
-          const result = (await res.json()) as { verified?: boolean };
-          if (res.status !== 200 || result.verified !== true) throw new Error(`status ${res.status}`);
+        const spec: HttpLoadSpec = {
+          url,
+          method: 'POST',
+          path: '/api/verify',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': '{ip}' },
+          body: JSON.stringify({ certificate_id }),
+          expectStatus: 200,
+          expectBody: '"verified":true',
+          operations: n,
+          concurrency,
+          label: 'verify/postgres',
         };
-        await runLoad({ label: 'verify warm-up', operations: Math.min(2000, n), concurrency, worker: () => (op) => call(op + 1_000_000), progressMs: 0 });
-        return summarize(base, await runLoad({ label: 'verify/postgres', operations: n, concurrency, worker: () => call }));
+        await runHttpLoad({ ...spec, label: 'verify warm-up', operations: Math.min(2000, n), opOffset: 1_000_000, progressMs: 0 });
+        const load = await runHttpLoad(spec);
+        return { ...summarize(base, load), ...httpLoadFields(load) };
       } finally {
         await api.close();
       }
