@@ -149,7 +149,7 @@ describe('commerce policies (e2e)', () => {
       policy_hash: v.policy_hash,
       decision: 'authorized',
       reason_code: null,
-      spend_caps_evaluated_against: 'none',
+      spend_caps_evaluated_against: 'recorded_spend',
       evaluated_at: expect.any(String),
     });
     expect(ok.json().checks.map((c: { rule: string }) => c.rule)).toEqual(['expiry', 'policy', 'merchant_blocked', 'purpose_permitted', 'currency_limit', 'spend_cap', 'review_threshold']);
@@ -170,6 +170,15 @@ describe('commerce policies (e2e)', () => {
     }
     expect((await store.readStream(policyStream(orgId, 'default'))).length).toBe(before);
     expect((await get(key, 'default/versions')).json().versions).toHaveLength(1);
+
+    // Spend caps are evaluated against what the organization's authorizations have reserved.
+    for (let i = 0; i < 5; i++) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/cdp/authorize', payload: request({ amount_cents: 19_000 }), headers: { authorization: `Bearer ${key}` } });
+      expect(res.json().decision).toBe('authorized');
+    }
+    const capped = await simulate(key, 'default', request({ amount_cents: 10_000 }));
+    expect(capped.json()).toMatchObject({ decision: 'blocked', reason_code: 'SPEND_CAP_EXCEEDED' });
+    expect((await simulate(key, 'default', request({ amount_cents: 5_000 }))).json()).toMatchObject({ decision: 'authorized' });
   });
 
   it('refuses a simulation naming another policy in the body, or of a policy that does not exist', async () => {
