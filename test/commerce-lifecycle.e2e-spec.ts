@@ -65,6 +65,8 @@ describe('agent commerce lifecycle (e2e)', () => {
   };
   const call = (method: 'GET' | 'POST' | 'PUT', url: string, key: string | null, payload?: unknown, headers: Record<string, string> = {}) =>
     t.app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }), headers: { 'x-forwarded-for': ip(), ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
+  /** Waits until an instant has passed (a window's end), however long the request before it took. */
+  const untilPast = (instant: string) => new Promise((r) => setTimeout(r, Math.max(0, Date.parse(instant) - Date.now()) + 100));
   const inOneHour = () => new Date(Date.now() + 3600_000).toISOString();
   const request = (over: Record<string, unknown> = {}) => ({
     amount_cents: 1_500,
@@ -198,9 +200,9 @@ describe('agent commerce lifecycle (e2e)', () => {
 
   it('escalated then expired: the sweep rejects with EXPIRED as the system, and a late approval gets 409', async () => {
     const { key } = await orgWithKey();
-    const d = await authorize(key, { amount_cents: 30_000, expiration_iso: new Date(Date.now() + 1500).toISOString() });
+    const d = await authorize(key, { amount_cents: 30_000, expiration_iso: new Date(Date.now() + 3000).toISOString() });
     expect(d.decision).toBe('needs_review');
-    await new Promise((r) => setTimeout(r, 1700));
+    await untilPast(d.expires_at);
     await t.app.get(ExpirySweep).tick();
     const late = await call('POST', `/api/cdp/approvals/${d.authorization_id}/approve`, key, {});
     expect(late.statusCode).toBe(409);
@@ -212,8 +214,9 @@ describe('agent commerce lifecycle (e2e)', () => {
 
   it('a decision after the window closed records the expiry, not the human decision', async () => {
     const { key } = await orgWithKey();
-    const d = await authorize(key, { amount_cents: 30_000, expiration_iso: new Date(Date.now() + 1000).toISOString() });
-    await new Promise((r) => setTimeout(r, 1200));
+    const d = await authorize(key, { amount_cents: 30_000, expiration_iso: new Date(Date.now() + 3000).toISOString() });
+    expect(d.decision).toBe('needs_review');
+    await untilPast(d.expires_at);
     const late = await call('POST', `/api/cdp/approvals/${d.authorization_id}/approve`, key, {});
     expect(late.statusCode).toBe(409);
     expect(late.json().error).toBe('authorization_expired');
