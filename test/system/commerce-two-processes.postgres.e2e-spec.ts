@@ -1,52 +1,24 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
 import { AccessService, accessMigrations } from '@app/access';
 import { openEventStore } from '@app/event-store';
+import { startApiProcesses } from '../support/api-processes';
 import { TEST_KEY_ENCRYPTION_KEY } from '../support/test-kek';
 
 /**
  * Two api processes on one PostgreSQL: a spend cap is never overshot and one idempotency key
  * creates one transaction, whichever process each request lands on.
  */
-const root = resolve(__dirname, '../..');
 const url = process.env.DATABASE_URL as string;
 const redisUrl = process.env.REDIS_URL as string;
 if (!url || !redisUrl) throw new Error('DATABASE_URL and REDIS_URL are required');
 
-const freePort = () =>
-  new Promise<number>((res) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-  });
-
 describe('commerce across two api processes (PostgreSQL)', () => {
-  const procs: ReturnType<typeof spawn>[] = [];
-  const bases: string[] = [];
+  let bases: string[] = [];
+  let stop: () => Promise<void> = async () => undefined;
   let key: string;
 
   beforeAll(async () => {
-    const env = { PATH: process.env.PATH, DATABASE_URL: url, REDIS_URL: redisUrl, KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY, RATE_LIMITS: 'off', WORKERS: 'off', LOG_LEVEL: 'warn' };
-    for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      procs.push(spawn(process.execPath, [join(root, 'scripts/start.js'), 'api'], { cwd: root, env: { ...env, PORT: String(port) }, stdio: 'ignore' }));
-      bases.push(`http://127.0.0.1:${port}`);
-    }
-    for (const base of bases) {
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        try {
-          if ((await fetch(`${base}/readyz`)).status === 200) break;
-        } catch {
-          /* starting */
-        }
-        if (Date.now() > deadline) throw new Error(`${base} not ready`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    ({ bases, stop } = await startApiProcesses(2, { DATABASE_URL: url, REDIS_URL: redisUrl, KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY, RATE_LIMITS: 'off', WORKERS: 'off', LOG_LEVEL: 'warn' }));
     const { db, store } = await openEventStore({ databaseUrl: url, migrations: accessMigrations });
     const access = new AccessService(db, store);
     const org = await access.createOrganization(`two-proc-${randomBytes(3).toString('hex')}`);
@@ -61,9 +33,7 @@ describe('commerce across two api processes (PostgreSQL)', () => {
     expect(put.status).toBe(200);
   }, 120_000);
 
-  afterAll(async () => {
-    await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : (p.on('exit', r), p.kill('SIGTERM'))))));
-  });
+  afterAll(() => stop());
 
   const expires = new Date(Date.now() + 3600_000).toISOString();
   const authorize = (i: number, headers: Record<string, string> = {}, amount = 1_000) =>

@@ -1,36 +1,24 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
 import { AccessService, accessMigrations } from '@app/access';
 import { openEventStore } from '@app/event-store';
+import { startApiProcesses } from '../support/api-processes';
 import { TEST_KEY_ENCRYPTION_KEY } from '../support/test-kek';
 
 /**
  * Two api processes on one PostgreSQL and one Redis enforce each limit once between them:
  * with limit L, exactly L of 3L requests spread over both succeed.
  */
-const root = resolve(__dirname, '../..');
 const url = process.env.DATABASE_URL as string;
 const redisUrl = process.env.REDIS_URL as string;
 if (!url || !redisUrl) throw new Error('DATABASE_URL and REDIS_URL are required');
 
-const freePort = () =>
-  new Promise<number>((res) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-  });
-
 describe('limits shared by two api processes (PostgreSQL + Redis)', () => {
-  const procs: ReturnType<typeof spawn>[] = [];
-  const bases: string[] = [];
+  let bases: string[] = [];
+  let stop: () => Promise<void> = async () => undefined;
   const PER_KEY = 7;
 
   beforeAll(async () => {
-    const env = {
-      PATH: process.env.PATH,
+    ({ bases, stop } = await startApiProcesses(2, {
       DATABASE_URL: url,
       REDIS_URL: redisUrl,
       KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY,
@@ -38,30 +26,10 @@ describe('limits shared by two api processes (PostgreSQL + Redis)', () => {
       RATE_LIMIT_KEY_PER_MINUTE: String(PER_KEY),
       WORKERS: 'off',
       LOG_LEVEL: 'warn',
-    };
-    for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      const child = spawn(process.execPath, [join(root, 'scripts/start.js'), 'api'], { cwd: root, env: { ...env, PORT: String(port) }, stdio: 'ignore' });
-      procs.push(child);
-      bases.push(`http://127.0.0.1:${port}`);
-    }
-    for (const base of bases) {
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        try {
-          if ((await fetch(`${base}/readyz`)).status === 200) break;
-        } catch {
-          /* starting */
-        }
-        if (Date.now() > deadline) throw new Error(`${base} not ready`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-  }, 60_000);
+    }));
+  }, 90_000);
 
-  afterAll(async () => {
-    await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : (p.on('exit', r), p.kill('SIGTERM'))))));
-  });
+  afterAll(() => stop());
 
   const spread = async (n: number, path: string, init: (i: number) => RequestInit) =>
     Promise.all(Array.from({ length: n }, (_, i) => fetch(`${bases[i % 2]}${path}`, init(i)).then((r) => r.status)));
