@@ -3,14 +3,14 @@
  * certificates, receipts, prediction proofs, transaction timelines and webhooks. No Node-only
  * APIs: the same code runs in Node 20+ and in browsers (dist/sigil.browser.js, global `Sigil`).
  */
-export { SigilClient, newIdempotencyKey } from './client/sigil-client';
-export type { SigilClientOptions, RequestOptions, QueryValue } from './client/sigil-client';
+export { SigilClient, SigilTransport, newIdempotencyKey } from './client/sigil-client';
+export type { SigilClientOptions, RequestOptions, QueryValue, CallOptions } from './client/sigil-client';
 export { SigilError } from './client/errors';
 export { parseRetryAfter, exponentialDelay, MAX_ATTEMPTS, MAX_JITTER_MS, RETRY_STATUSES } from './client/backoff';
 export type * from './client/types';
 
 export { verifyCertificate, CERT_SCHEMA_VERSION, MANIFEST_SCHEMA_VERSION } from './verify/certificate';
-export type { CertificateVerification, CertificateFailure, CertificatePayload, VerifyCertificateOptions } from './verify/certificate';
+export type { Certificate, SignedManifest, CertificateVerification, CertificateFailure, CertificatePayload, VerifyCertificateOptions } from './verify/certificate';
 export { verifyReceipt, RECEIPT_SCHEMA_VERSION, DECISION_SCHEMA_VERSION } from './verify/receipt';
 export type { PaymentReceipt, PaymentDecisionRecord, ReceiptVerification, ReceiptFailure } from './verify/receipt';
 export { verifyPredictionProof, verifyInclusion, verifyConsistency, merkleLeafHash } from './verify/merkle';
@@ -18,7 +18,7 @@ export type { PredictionInclusionProof, PredictionProofVerification, PredictionP
 export { verifyTimeline, timelineEventHash } from './verify/timeline';
 export type { TimelineEvent, TimelineEntry, TimelineVerification, TimelineFailure, VerifyTimelineOptions } from './verify/timeline';
 export { keyStatusVerdict, REVOKED_KEY_WARNING } from './verify/keys';
-export type { SigningKey, SigningKeyStatus, SignatureFailure } from './verify/keys';
+export type { KeysDocument, SigningKey, SigningKeyStatus, SignatureFailure } from './verify/keys';
 export { verifyEd25519 } from './verify/ed25519';
 
 export { verifyWebhook, verifyWebhookOrThrow, WebhookVerificationError } from './webhooks/verify-webhook';

@@ -45,7 +45,8 @@ const HEADER = `/**
 const RENDER = `const ot = require('openapi-typescript');
 let text = '';
 process.stdin.setEncoding('utf8').on('data', (c) => (text += c)).on('end', async () => {
-  process.stdout.write(ot.astToString(await ot.default(JSON.parse(text))));
+  // A field with a default is still optional to send (the service fills it in).
+  process.stdout.write(ot.astToString(await ot.default(JSON.parse(text), { defaultNonNullable: false })));
 });`;
 
 /** The TypeScript types of the document (`paths`, `components`, `operations`). */

@@ -16,6 +16,8 @@ apiOutput('PolicyDocument', policySchema);
 const decision = z.enum(['authorized', 'blocked', 'needs_review']);
 const status = z.enum(TRANSACTION_STATUSES as [string, ...string[]]);
 const reasonCode = z.enum(REASON_CODES as [string, ...string[]]).nullable();
+// A transaction's reason also records a human refusal.
+const transactionReason = z.enum(['REJECTED_BY_REVIEWER', ...REASON_CODES]).nullable();
 const hashTagged = () => z.string().describe('sha256:<64 lowercase hex>');
 
 export const authorizationDecisionSchema = apiOutput(
@@ -40,7 +42,7 @@ export const transactionSchema = apiOutput(
     authorization_id: z.string(),
     status,
     decision,
-    reason_code: reasonCode,
+    reason_code: transactionReason,
     amount_cents: z.number().int(),
     approved_amount_cents: z.number().int().nullable(),
     currency: z.string(),

@@ -96,6 +96,7 @@ export const hashVerificationResultSchema = apiOutput(
   'HashVerificationResult',
   z.object({
     ...hashVerificationFields,
+    certificate_id: z.string().optional().describe('with {hash} alone: the first (newest) certificate found'),
     certificates: z
       .array(z.object({ certificate_id: z.string(), ...hashVerificationFields }))
       .optional()

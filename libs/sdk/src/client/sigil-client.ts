@@ -1,245 +1,81 @@
 import { verifyCertificate, CertificateVerification, VerifyCertificateOptions } from '../verify/certificate';
-import { BASE_DELAY_MS, exponentialDelay, jitter, MAX_ATTEMPTS, MAX_BACKOFF_MS, parseRetryAfter, RETRY_STATUSES } from './backoff';
-import { errorFromResponse, SigilError } from './errors';
-import type {
-  AuthorizationDecision,
-  AuthorizationRequest,
-  Certificate,
-  ExecutionResult,
-  HashVerificationResult,
-  IssuanceResponse,
-  IssueCertificateRequest,
-  KeysDocument,
-  PaymentDecisionRecord,
-  PaymentReceipt,
-  PredictionProofResponse,
-  QuotaState,
-  RegistryPage,
-  RegistryQuery,
-  SignedManifest,
-  TransactionTimeline,
-  VerificationResult,
-  VerifyHashRequest,
-  VerifyRequest,
-} from './types';
+import { RequestOptions, SigilTransport } from './transport';
+import type { BodyOf, QueryOf, ResponseOf } from './types';
 
-export interface SigilClientOptions {
-  /** e.g. `https://sigil.example.com` (no trailing path needed). */
-  baseUrl: string;
-  /** `cdp_live_…` or `cdp_test_…`, sent as `Authorization: Bearer`. */
-  apiKey?: string;
-  /** Defaults to the global fetch (Node 20+, browsers). */
-  fetch?: typeof fetch;
-  /** Waits between attempts; tests pass a fake. */
-  sleep?: (ms: number) => Promise<void>;
-  /** A [0, 1) random source for jitter. */
-  random?: () => number;
-  /** Current time in ms, to read an HTTP-date Retry-After. */
-  now?: () => number;
-  /** Makes Idempotency-Keys (default crypto.randomUUID). */
-  idempotencyKey?: () => string;
-  /** Attempts in total, the first included (default 6, the spec's limit). */
-  maxAttempts?: number;
-  /** First exponential delay (default 500 ms; doubles each attempt, capped at maxBackoffMs). */
-  baseDelayMs?: number;
-  maxBackoffMs?: number;
-  /** A Retry-After longer than this is not waited out: the error is thrown (default 120 s). */
-  maxRetryAfterMs?: number;
-  /** Per-attempt timeout in ms (default 30 s; 0 turns it off). A timeout counts as a network error. */
-  timeoutMs?: number;
-  /** Headers sent on every request, e.g. `X-Agent-DID`. */
-  headers?: Record<string, string>;
-}
+export { SigilTransport, newIdempotencyKey } from './transport';
+export type { SigilClientOptions, RequestOptions, QueryValue } from './transport';
 
-export type QueryValue = string | number | boolean | null | undefined;
+/** Per-call options of the state-changing methods. */
+export type CallOptions = Pick<RequestOptions, 'idempotencyKey' | 'signal'>;
 
-export interface RequestOptions {
-  body?: unknown;
-  query?: Record<string, QueryValue>;
-  headers?: Record<string, string>;
-  /**
-   * The Idempotency-Key of this logical call, reused on every retry. State-changing requests get
-   * one made once per call when this is omitted; `false` sends none.
-   */
-  idempotencyKey?: string | false;
-  /** A POST that changes nothing (e.g. /api/verify): no Idempotency-Key, and safe to repeat. */
-  readOnly?: boolean;
-  /**
-   * Whether a network error may be retried. Default: for GET/HEAD/OPTIONS, read-only calls and
-   * calls carrying an Idempotency-Key, since those cannot act twice.
-   */
-  retryNetworkErrors?: boolean;
-  signal?: AbortSignal;
-}
+/** Builds a path, encoding each interpolated id: path`/api/certificates/${id}`. */
+const path = (parts: TemplateStringsArray, ...ids: Array<string | number>) => parts.reduce((out, part, i) => out + encodeURIComponent(String(ids[i - 1])) + part);
 
-const SAFE_METHODS = ['GET', 'HEAD', 'OPTIONS'];
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** A v4 UUID: crypto.randomUUID where available (secure contexts), else from getRandomValues. */
-export function newIdempotencyKey(): string {
-  const c = globalThis.crypto;
-  if (typeof c?.randomUUID === 'function') return c.randomUUID();
-  const b = c.getRandomValues(new Uint8Array(16));
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
-/** Reads a body as the Content-Type says: JSON only when it is JSON, text otherwise. */
-async function readBody(res: Response): Promise<{ value: unknown; json: boolean; parseFailed: boolean }> {
-  const text = await res.text();
-  const type = res.headers.get('content-type') ?? '';
-  if (!JSON_TYPE.test(type) || text.length === 0) return { value: text, json: false, parseFailed: false };
-  try {
-    return { value: JSON.parse(text), json: true, parseFailed: false };
-  } catch {
-    return { value: text, json: false, parseFailed: true };
-  }
-}
+// How each kind of call may be repeated after a network error (429 and 503 are retried for all:
+// the service refused those before acting). Routes that replay by Idempotency-Key get one key
+// per call, reused on every retry; other state-changing routes are not repeated, since a lost
+// response may hide a change that was made.
+const READ_ONLY: RequestOptions = { readOnly: true };
+const ONCE: RequestOptions = { idempotencyKey: false, retryNetworkErrors: false };
+const SAME_RESULT: RequestOptions = { idempotencyKey: false, retryNetworkErrors: true };
 
 /**
- * The Sigil API client. `request` carries the backoff contract; the typed methods wrap the
- * endpoints that exist today (the full client will be generated from /openapi.json).
+ * The Sigil API client: one method per public endpoint, named as the endpoint's operationId in
+ * the service's OpenAPI document and typed from it. Every call follows the backoff contract
+ * (see SigilTransport.request); failures are SigilError.
  */
-export class SigilClient {
-  private readonly baseUrl: string;
-  private readonly fetchImpl: typeof fetch;
-  private readonly sleep: (ms: number) => Promise<void>;
-  private readonly random: () => number;
-  private readonly now: () => number;
-  private readonly makeKey: () => string;
-  private readonly maxAttempts: number;
-
-  constructor(private readonly options: SigilClientOptions) {
-    if (!options?.baseUrl) throw new TypeError('SigilClient needs a baseUrl');
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    if (!options.fetch && typeof globalThis.fetch !== 'function') throw new TypeError('no fetch available: pass options.fetch');
-    // A detached window.fetch throws "Illegal invocation" in browsers.
-    this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
-    this.sleep = options.sleep ?? defaultSleep;
-    this.random = options.random ?? Math.random;
-    this.now = options.now ?? Date.now;
-    this.makeKey = options.idempotencyKey ?? newIdempotencyKey;
-    this.maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? MAX_ATTEMPTS));
-  }
+export class SigilClient extends SigilTransport {
+  // ---- Certificates and verification (public, but issuance and credits: a key with certificates:write).
 
   /**
-   * One logical call, retried per the backoff contract. Resolves with the parsed JSON (or the text,
-   * when the response is not JSON); rejects with SigilError.
+   * Issues a certificate. It carries an Idempotency-Key, but the issuance route does not replay by
+   * key, so a network error is not retried: the first attempt may have issued.
    */
-  async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    const verb = method.toUpperCase();
-    const safe = SAFE_METHODS.includes(verb);
-    // fetch refuses these itself; failing here keeps it from looking like a retryable network error.
-    if (opts.body !== undefined && (verb === 'GET' || verb === 'HEAD')) throw new TypeError(`a ${verb} request cannot have a body`);
-    const idempotencyKey = opts.idempotencyKey === false || safe || opts.readOnly ? undefined : (opts.idempotencyKey ?? this.makeKey());
-    const networkRetry = opts.retryNetworkErrors ?? (safe || opts.readOnly === true || idempotencyKey !== undefined);
-    const url = this.url(path, opts.query);
-    const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...opts.headers };
-    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
-    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    if (body !== undefined) headers['content-type'] = 'application/json';
-
-    for (let attempt = 1; ; attempt++) {
-      opts.signal?.throwIfAborted();
-      let res: Response;
-      let parsed: Awaited<ReturnType<typeof readBody>>;
-      const timeout = this.attemptSignal(opts.signal);
-      try {
-        res = await this.fetchImpl(url, { method: verb, headers, body, signal: timeout.signal });
-        parsed = await readBody(res);
-      } catch (err) {
-        if (opts.signal?.aborted) throw err;
-        const error = new SigilError({
-          status: 0,
-          code: timeout.timedOut() ? 'timeout' : 'network_error',
-          message: timeout.timedOut() ? `no response within ${this.options.timeoutMs ?? 30_000} ms` : `network error: ${(err as Error)?.message ?? String(err)}`,
-          retryable: networkRetry,
-          attempts: attempt,
-          cause: err,
-        });
-        if (!networkRetry || attempt >= this.maxAttempts) throw error;
-        await this.sleep(this.backoff(attempt) + jitter(this.random));
-        continue;
-      } finally {
-        timeout.clear();
-      }
-
-      const requestId = res.headers.get('x-request-id');
-      if (res.ok) {
-        if (parsed.parseFailed) {
-          throw new SigilError({ status: res.status, code: 'invalid_response', message: 'the response says JSON but does not parse', retryable: false, body: parsed.value, requestId, attempts: attempt });
-        }
-        return parsed.value as T;
-      }
-      const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), this.now());
-      const error = errorFromResponse(res.status, parsed.value, { requestId, retryAfterMs, attempts: attempt });
-      if (!RETRY_STATUSES.includes(res.status) || !error.retryable || attempt >= this.maxAttempts) throw error;
-      const wait = retryAfterMs ?? this.backoff(attempt);
-      if (wait > (this.options.maxRetryAfterMs ?? 120_000)) throw error;
-      await this.sleep(wait + jitter(this.random));
-    }
+  issueCertificate(body: BodyOf<'issueCertificate'>, opts: CallOptions = {}): Promise<ResponseOf<'issueCertificate'>> {
+    return this.request('POST', '/api/notary/create', { body, ...opts, retryNetworkErrors: false });
   }
 
-  private backoff(attempt: number): number {
-    return exponentialDelay(attempt, this.options.baseDelayMs ?? BASE_DELAY_MS, this.options.maxBackoffMs ?? MAX_BACKOFF_MS);
-  }
-
-  private url(path: string, query?: Record<string, QueryValue>): string {
-    const qs = new URLSearchParams();
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) qs.append(k, String(v));
-    const suffix = qs.toString();
-    return `${this.baseUrl}${path.startsWith('/') ? path : `/${path}`}${suffix ? `?${suffix}` : ''}`;
-  }
-
-  /** A per-attempt signal that aborts on the caller's signal or on the timeout. */
-  private attemptSignal(outer?: AbortSignal): { signal: AbortSignal; timedOut: () => boolean; clear: () => void } {
-    const controller = new AbortController();
-    const ms = this.options.timeoutMs ?? 30_000;
-    let timedOut = false;
-    const onAbort = () => controller.abort(outer?.reason);
-    outer?.addEventListener('abort', onAbort, { once: true });
-    const timer = ms > 0 ? setTimeout(() => ((timedOut = true), controller.abort(new Error('timeout'))), ms) : undefined;
-    return {
-      signal: controller.signal,
-      timedOut: () => timedOut,
-      clear: () => {
-        if (timer !== undefined) clearTimeout(timer);
-        outer?.removeEventListener('abort', onAbort);
-      },
-    };
-  }
-
-  // ---- Certificates and verification (public: no key needed).
-
-  getCertificate(certificateId: string): Promise<Certificate> {
-    return this.request('GET', `/api/certificates/${encodeURIComponent(certificateId)}`);
+  getCertificate(certificateId: string): Promise<ResponseOf<'getCertificate'>> {
+    return this.request('GET', path`/api/certificates/${certificateId}`);
   }
 
   /** The exact signed payload, for offline verification with verifyCertificate. */
-  getSignedPayload(certificateId: string): Promise<SignedManifest> {
-    return this.request('GET', `/api/certificates/${encodeURIComponent(certificateId)}/signed-payload`);
+  getSignedPayload(certificateId: string): Promise<ResponseOf<'getSignedPayload'>> {
+    return this.request('GET', path`/api/certificates/${certificateId}/signed-payload`);
+  }
+
+  /** The same SignedManifest, at /api/cert/{id}/manifest. */
+  getManifest(certificateId: string): Promise<ResponseOf<'getManifest'>> {
+    return this.request('GET', path`/api/cert/${certificateId}/manifest`);
+  }
+
+  /** The SignedManifest as the download endpoint serves it (application/service.manifest+json, parsed). */
+  downloadCertificate(certificateId: string): Promise<ResponseOf<'downloadCertificate'>> {
+    return this.request('GET', path`/api/certificates/${certificateId}/download`, { headers: { accept: 'application/service.manifest+json, application/json' } });
   }
 
   /** The server's verdict. To check the signature yourself, use verifyCertificateLocally. */
-  verify(body: VerifyRequest): Promise<VerificationResult> {
-    return this.request('POST', '/api/verify', { body, readOnly: true });
+  verify(body: BodyOf<'verify'>): Promise<ResponseOf<'verify'>> {
+    return this.request('POST', '/api/verify', { body, ...READ_ONLY });
   }
 
-  verifyHash(body: VerifyHashRequest): Promise<HashVerificationResult> {
-    return this.request('POST', '/api/verify/hash', { body, readOnly: true });
+  verifyHash(body: BodyOf<'verifyHash'>): Promise<ResponseOf<'verifyHash'>> {
+    return this.request('POST', '/api/verify/hash', { body, ...READ_ONLY });
   }
 
-  getSigningKeys(): Promise<KeysDocument> {
+  /** The server-side recompute, saying which check failed. */
+  getVerificationReport(certificateId: string): Promise<ResponseOf<'getVerificationReport'>> {
+    return this.request('GET', path`/api/verify/${certificateId}`);
+  }
+
+  /** /.well-known/signing-keys.json: every key with its status. */
+  getSigningKeys(): Promise<ResponseOf<'getSigningKeys'>> {
     return this.request('GET', '/.well-known/signing-keys.json');
   }
 
-  getPredictionProof(certificateId: string, predictionHash: string): Promise<PredictionProofResponse> {
-    return this.request('GET', '/api/predictions/proof', { query: { certificate_id: certificateId, hash: predictionHash } });
+  getPredictionProof(certificateId: string, predictionHash: string): Promise<ResponseOf<'getPredictionProof'>> {
+    const query: QueryOf<'getPredictionProof'> = { certificate_id: certificateId, hash: predictionHash };
+    return this.request('GET', '/api/predictions/proof', { query });
   }
 
   /** Fetches the signed payload and the keys, and checks the signature here rather than trusting the server. */
@@ -248,50 +84,184 @@ export class SigilClient {
     return verifyCertificate(signed, keys, options);
   }
 
-  // ---- Registry, issuance, quota.
-
-  listRegistry(query: RegistryQuery = {}): Promise<RegistryPage> {
-    return this.request('GET', '/v1/registry', { query: { ...query } });
+  /** Buys issuance credits; the Idempotency-Key makes a retry the same checkout, charged once. */
+  buyNotaryCredits(body: BodyOf<'buyNotaryCredits'>, opts: CallOptions = {}): Promise<ResponseOf<'buyNotaryCredits'>> {
+    return this.request('POST', '/api/payments/notary-credits-checkout', { body, ...opts });
   }
 
-  /**
-   * Issues a certificate (bearer key with certificates:write). It carries an Idempotency-Key, but
-   * the issuance route does not replay by key yet, so a network error is not retried: the first
-   * attempt may have issued.
-   */
-  issueCertificate(body: IssueCertificateRequest, opts: Pick<RequestOptions, 'idempotencyKey' | 'signal'> = {}): Promise<IssuanceResponse> {
-    return this.request('POST', '/api/notary/create', { body, ...opts, retryNetworkErrors: false });
+  // ---- Registry.
+
+  listRegistry(query: QueryOf<'listRegistry'> = {}): Promise<ResponseOf<'listRegistry'>> {
+    return this.request('GET', '/v1/registry', { query });
   }
 
-  // ---- Agent commerce (bearer key with the payments:* / receipts:read scopes).
+  /** Lists an artifact without a certificate (status `unverified`). */
+  registerArtifact(body: BodyOf<'registerArtifact'>): Promise<ResponseOf<'registerArtifact'>> {
+    return this.request('POST', '/v1/registry', { body, ...ONCE });
+  }
+
+  /** Publishes or edits the caller's entry. */
+  updateRegistryEntry(entryId: string, body: BodyOf<'updateRegistryEntry'>): Promise<ResponseOf<'updateRegistryEntry'>> {
+    return this.request('PATCH', path`/v1/registry/${entryId}`, { body, ...SAME_RESULT });
+  }
+
+  // ---- Access.
+
+  /** The caller's lane and buckets; `agentDid` is sent as X-Agent-DID. Never rate-limited. */
+  getQuota(options: { agentDid?: string } = {}): Promise<ResponseOf<'getQuota'>> {
+    return this.request('GET', '/api/agents/me/quota', { headers: options.agentDid ? { 'x-agent-did': options.agentDid } : {} });
+  }
+
+  /** An ephemeral cdp_test_ key (every scope, 24 h) of a fresh sandbox organization; 3 per day per IP. */
+  createSandboxKey(): Promise<ResponseOf<'createSandboxKey'>> {
+    return this.request('POST', '/api/sandbox/keys', ONCE);
+  }
+
+  /** The calling key: its organization, scopes and mode. */
+  getMe(): Promise<ResponseOf<'getMe'>> {
+    return this.request('GET', '/api/me');
+  }
+
+  listApiKeys(): Promise<ResponseOf<'listApiKeys'>> {
+    return this.request('GET', '/api/keys');
+  }
+
+  getApiKey(keyId: string): Promise<ResponseOf<'getApiKey'>> {
+    return this.request('GET', path`/api/keys/${keyId}`);
+  }
+
+  // ---- Payment policies (payments:write to change, payments:read or :write to read).
+
+  /** Records a new version (nothing is recorded when the document hashes as the current one), so repeating it is harmless. */
+  putPolicy(policyId: string, policy: BodyOf<'putPolicy'>): Promise<ResponseOf<'putPolicy'>> {
+    return this.request('PUT', path`/api/cdp/policies/${policyId}`, { body: policy, ...SAME_RESULT });
+  }
+
+  getPolicy(policyId: string): Promise<ResponseOf<'getPolicy'>> {
+    return this.request('GET', path`/api/cdp/policies/${policyId}`);
+  }
+
+  listPolicyVersions(policyId: string): Promise<ResponseOf<'listPolicyVersions'>> {
+    return this.request('GET', path`/api/cdp/policies/${policyId}/versions`);
+  }
+
+  getPolicyVersion(policyId: string, version: number): Promise<ResponseOf<'getPolicyVersion'>> {
+    return this.request('GET', path`/api/cdp/policies/${policyId}/versions/${version}`);
+  }
+
+  /** Evaluates a request against the policy's current version; records nothing. */
+  simulatePolicy(policyId: string, request: BodyOf<'simulatePolicy'>): Promise<ResponseOf<'simulatePolicy'>> {
+    return this.request('POST', path`/api/cdp/policies/${policyId}/simulate`, { body: request, ...READ_ONLY });
+  }
+
+  // ---- Agent commerce: authorize, review, settle, prove.
 
   /** POST /api/cdp/authorize, with one Idempotency-Key for the call (yours, or made here) reused on retries. */
-  authorize(body: AuthorizationRequest, opts: Pick<RequestOptions, 'idempotencyKey' | 'signal'> = {}): Promise<AuthorizationDecision> {
+  authorize(body: BodyOf<'authorize'>, opts: CallOptions = {}): Promise<ResponseOf<'authorize'>> {
     return this.request('POST', '/api/cdp/authorize', { body, ...opts });
   }
 
-  /** Settles an authorized transaction; replays by Idempotency-Key, so a retry cannot settle twice. */
-  executeTransaction(transactionId: string, opts: Pick<RequestOptions, 'idempotencyKey' | 'signal'> = {}): Promise<ExecutionResult> {
-    return this.request('POST', `/api/cdp/transactions/${encodeURIComponent(transactionId)}/execute`, opts);
+  listTransactions(query: QueryOf<'listTransactions'> = {}): Promise<ResponseOf<'listTransactions'>> {
+    return this.request('GET', '/api/cdp/transactions', { query });
+  }
+
+  getTransaction(transactionId: string): Promise<ResponseOf<'getTransaction'>> {
+    return this.request('GET', path`/api/cdp/transactions/${transactionId}`);
   }
 
   /** The full timeline; check it yourself with verifyTimeline. */
-  getTransactionEvents(transactionId: string): Promise<TransactionTimeline> {
-    return this.request('GET', `/api/cdp/transactions/${encodeURIComponent(transactionId)}/events`);
+  getTransactionEvents(transactionId: string): Promise<ResponseOf<'getTransactionEvents'>> {
+    return this.request('GET', path`/api/cdp/transactions/${transactionId}/events`);
   }
 
-  /** The signed payment_receipt.v1; check it offline with verifyReceipt. */
-  getReceipt(transactionId: string): Promise<PaymentReceipt> {
-    return this.request('GET', `/api/cdp/receipts/${encodeURIComponent(transactionId)}`);
+  /** Re-evaluates the recorded request against the exact policy version that decided it. */
+  replayTransaction(transactionId: string): Promise<ResponseOf<'replayTransaction'>> {
+    return this.request('GET', path`/api/cdp/transactions/${transactionId}/replay`);
   }
 
   /** The signed record of the decision (payment_decision.v1), refusals included. */
-  getDecisionRecord(transactionId: string): Promise<PaymentDecisionRecord> {
-    return this.request('GET', `/api/cdp/transactions/${encodeURIComponent(transactionId)}/decision`);
+  getDecisionRecord(transactionId: string): Promise<ResponseOf<'getDecisionRecord'>> {
+    return this.request('GET', path`/api/cdp/transactions/${transactionId}/decision`);
   }
 
-  /** The caller's lane and buckets; `agentDid` is sent as X-Agent-DID. Never rate-limited. */
-  getQuota(options: { agentDid?: string } = {}): Promise<QuotaState> {
-    return this.request('GET', '/api/agents/me/quota', { headers: options.agentDid ? { 'x-agent-did': options.agentDid } : {} });
+  /** Settles an authorized transaction; replays by Idempotency-Key, so a retry cannot settle twice. */
+  executeTransaction(transactionId: string, opts: CallOptions = {}): Promise<ResponseOf<'executeTransaction'>> {
+    return this.request('POST', path`/api/cdp/transactions/${transactionId}/execute`, opts);
+  }
+
+  /** The human approval queue (approvals:manage). */
+  listApprovals(query: QueryOf<'listApprovals'> = {}): Promise<ResponseOf<'listApprovals'>> {
+    return this.request('GET', '/api/cdp/approvals', { query });
+  }
+
+  approveAuthorization(authorizationId: string, body: BodyOf<'approveAuthorization'> = {}, opts: CallOptions = {}): Promise<ResponseOf<'approveAuthorization'>> {
+    return this.request('POST', path`/api/cdp/approvals/${authorizationId}/approve`, { body, ...opts });
+  }
+
+  rejectAuthorization(authorizationId: string, body: BodyOf<'rejectAuthorization'> = {}, opts: CallOptions = {}): Promise<ResponseOf<'rejectAuthorization'>> {
+    return this.request('POST', path`/api/cdp/approvals/${authorizationId}/reject`, { body, ...opts });
+  }
+
+  /** The signed payment_receipt.v1; check it offline with verifyReceipt. */
+  getReceipt(transactionId: string): Promise<ResponseOf<'getReceipt'>> {
+    return this.request('GET', path`/api/cdp/receipts/${transactionId}`);
+  }
+
+  /** The server's check of a receipt or decision record (public). Offline: verifyReceipt. */
+  verifyReceiptOnServer(receipt: BodyOf<'verifyReceiptOnServer'>): Promise<ResponseOf<'verifyReceiptOnServer'>> {
+    return this.request('POST', '/api/cdp/receipts/verify', { body: receipt, ...READ_ONLY });
+  }
+
+  // ---- Webhooks (webhooks:manage).
+
+  /** Registers an endpoint; the answer's `secret` (whsec_…) is shown this once. */
+  createWebhookEndpoint(body: BodyOf<'createWebhookEndpoint'>): Promise<ResponseOf<'createWebhookEndpoint'>> {
+    return this.request('POST', '/api/cdp/webhooks/endpoints', { body, ...ONCE });
+  }
+
+  listWebhookEndpoints(): Promise<ResponseOf<'listWebhookEndpoints'>> {
+    return this.request('GET', '/api/cdp/webhooks/endpoints');
+  }
+
+  getWebhookEndpoint(endpointId: string): Promise<ResponseOf<'getWebhookEndpoint'>> {
+    return this.request('GET', path`/api/cdp/webhooks/endpoints/${endpointId}`);
+  }
+
+  updateWebhookEndpoint(endpointId: string, body: BodyOf<'updateWebhookEndpoint'>): Promise<ResponseOf<'updateWebhookEndpoint'>> {
+    return this.request('PATCH', path`/api/cdp/webhooks/endpoints/${endpointId}`, { body, ...SAME_RESULT });
+  }
+
+  async deleteWebhookEndpoint(endpointId: string): Promise<void> {
+    await this.request('DELETE', path`/api/cdp/webhooks/endpoints/${endpointId}`, ONCE);
+  }
+
+  /** A new secret (shown once); the previous one keeps signing beside it for 24 h. */
+  rotateWebhookSecret(endpointId: string): Promise<ResponseOf<'rotateWebhookSecret'>> {
+    return this.request('POST', path`/api/cdp/webhooks/endpoints/${endpointId}/rotate-secret`, ONCE);
+  }
+
+  /** Sends a webhook.test ping through the normal delivery path. */
+  testWebhookEndpoint(endpointId: string): Promise<ResponseOf<'testWebhookEndpoint'>> {
+    return this.request('POST', path`/api/cdp/webhooks/endpoints/${endpointId}/test`, ONCE);
+  }
+
+  /** Re-sends every failed delivery of the endpoint created since then (same webhook-ids). */
+  recoverWebhookDeliveries(endpointId: string, since: Date | string): Promise<ResponseOf<'recoverWebhookDeliveries'>> {
+    const query: QueryOf<'recoverWebhookDeliveries'> = { since: since instanceof Date ? since.toISOString() : since };
+    return this.request('POST', path`/api/cdp/webhooks/endpoints/${endpointId}/recover`, { query, ...ONCE });
+  }
+
+  listWebhookDeliveries(query: QueryOf<'listWebhookDeliveries'> = {}): Promise<ResponseOf<'listWebhookDeliveries'>> {
+    return this.request('GET', '/api/cdp/webhooks/deliveries', { query });
+  }
+
+  /** One delivery with its payload and attempt history. */
+  getWebhookDelivery(deliveryId: string): Promise<ResponseOf<'getWebhookDelivery'>> {
+    return this.request('GET', path`/api/cdp/webhooks/deliveries/${deliveryId}`);
+  }
+
+  /** A new series of attempts for a finished delivery, with the same webhook-id. */
+  redeliverWebhook(deliveryId: string): Promise<ResponseOf<'redeliverWebhook'>> {
+    return this.request('POST', path`/api/cdp/webhooks/deliveries/${deliveryId}/redeliver`, ONCE);
   }
 }

@@ -933,6 +933,8 @@ export interface components {
             issuer: string | null;
             timestamp: string | null;
             error: string | null;
+            /** @description with {hash} alone: the first (newest) certificate found */
+            certificate_id?: string;
             /** @description with {hash} alone: every certificate of that artifact hash (the first is also the top level) */
             certificates?: {
                 certificate_id: string;
@@ -1161,18 +1163,18 @@ export interface components {
         RegisterArtifactRequest: {
             title: string;
             /** @default null */
-            summary: string | null;
+            summary?: string | null;
             /** @enum {string} */
             artifact_type: "dataset" | "model" | "system" | "output";
             /** @default null */
-            industry: string | null;
+            industry?: string | null;
             /** @default [] */
-            tags: string[];
+            tags?: string[];
             /**
              * @default private
              * @enum {string}
              */
-            visibility: "public" | "private";
+            visibility?: "public" | "private";
         };
         RegistryEntry: {
             id: string;
@@ -1275,7 +1277,7 @@ export interface components {
             /** @enum {string} */
             decision: "authorized" | "blocked" | "needs_review";
             /** @enum {string|null} */
-            reason_code: "AMOUNT_EXCEEDS_LIMIT" | "MERCHANT_BLOCKED" | "PURPOSE_NOT_PERMITTED" | "EXPIRED" | "SPEND_CAP_EXCEEDED" | "POLICY_NOT_FOUND" | "REVIEW_REQUIRED" | null;
+            reason_code: "REJECTED_BY_REVIEWER" | "AMOUNT_EXCEEDS_LIMIT" | "MERCHANT_BLOCKED" | "PURPOSE_NOT_PERMITTED" | "EXPIRED" | "SPEND_CAP_EXCEEDED" | "POLICY_NOT_FOUND" | "REVIEW_REQUIRED" | null;
             amount_cents: number;
             approved_amount_cents: number | null;
             currency: string;
