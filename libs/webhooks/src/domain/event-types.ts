@@ -1,17 +1,9 @@
-/** The commerce lifecycle events an endpoint can subscribe to (the spec's event_type list). */
-export const WEBHOOK_EVENT_TYPES = [
-  'authorization.requested',
-  'authorization.approved',
-  'authorization.escalated',
-  'authorization.human_approved',
-  'authorization.rejected',
-  'execution.initiated',
-  'execution.succeeded',
-  'execution.failed',
-  'receipt.issued',
-] as const;
+import { LIFECYCLE_EVENT_TYPES, LifecycleEventType } from '@app/commerce';
 
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** The commerce lifecycle events an endpoint can subscribe to: the spec's nine, as commerce records them. */
+export const WEBHOOK_EVENT_TYPES = LIFECYCLE_EVENT_TYPES;
+
+export type WebhookEventType = LifecycleEventType;
 
 /** The event_type of the ping `POST /api/cdp/webhooks/endpoints/{id}/test` sends. */
 export const WEBHOOK_TEST_EVENT_TYPE = 'webhook.test';
