@@ -396,7 +396,7 @@ describe('agent commerce lifecycle (e2e)', () => {
     });
   });
 
-  it('lists transactions by state, merchant and agent, in stable cursor pages', async () => {
+  it('lists transactions by state, date, merchant and agent, in stable cursor pages', async () => {
     const { key } = await orgWithKey();
     for (let i = 0; i < 5; i++) await authorize(key, { merchant_id: `m_list_${i % 2}` });
     await authorize(key, { merchant_id: 'm_bad' });
@@ -415,6 +415,12 @@ describe('agent commerce lifecycle (e2e)', () => {
     expect((await call('GET', '/api/cdp/transactions?status=rejected', key)).json().items).toHaveLength(1);
     expect((await call('GET', '/api/cdp/transactions?merchant_id=m_list_0', key)).json().items).toHaveLength(3);
     expect((await call('GET', '/api/cdp/transactions?agent=agent-7', key)).json().items).toHaveLength(1);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+    expect((await call('GET', `/api/cdp/transactions?from=${yesterday}&to=${tomorrow}&limit=50`, key)).json().items).toHaveLength(7);
+    expect((await call('GET', `/api/cdp/transactions?from=${tomorrow}`, key)).json().items).toHaveLength(0);
+    expect((await call('GET', `/api/cdp/transactions?to=${yesterday}`, key)).json().items).toHaveLength(0);
+    expect((await call('GET', '/api/cdp/transactions?from=yesterday', key)).statusCode).toBe(400);
     expect((await call('GET', '/api/cdp/transactions?cursor=garbage', key)).statusCode).toBe(400);
     expect((await call('GET', '/api/cdp/transactions?status=lost', key)).statusCode).toBe(400);
     expect((await call('GET', '/api/cdp/transactions?limit=201', key)).statusCode).toBe(400);
