@@ -4,13 +4,15 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && npm run build:sdk && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The SDK's browser bundle, which the /verify page loads.
+COPY --from=build /app/libs/sdk/dist/sigil.browser.js ./libs/sdk/dist/sigil.browser.js
 COPY package.json ./
 USER node
 EXPOSE 3000

@@ -78,5 +78,13 @@ if (!entries[role]) {
   process.exit(2);
 }
 buildIfNeeded();
+if (role === 'api') {
+  // The /verify page checks signatures in the visitor's browser with the SDK's browser bundle.
+  try {
+    require('./sdk-build').ensureSdkBuilt(['browser']);
+  } catch (err) {
+    process.stderr.write(`sigil: the SDK's browser bundle could not be built (${err.message}); the /verify page will say its in-browser check is unavailable\n`);
+  }
+}
 process.argv.splice(1, 2, join(root, entries[role]));
 require(join(root, entries[role]));

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Browser, chromium, Page } from 'playwright-core';
 import { AccessService } from '@app/access';
@@ -8,7 +10,8 @@ import { startTestApp, TestApp } from './support/test-app';
 /**
  * The /verify/{id} page in a real headless Chromium (Debian's, at /usr/bin/chromium; .ci/run
  * installs it): its inline script runs under the page's CSP, hashes a dropped or chosen file
- * with WebCrypto as the service does (JCS for JSON, raw bytes otherwise) and says whether it matches.
+ * with WebCrypto as the service does (JCS for JSON, raw bytes otherwise) and says whether it matches;
+ * and the SDK's browser bundle checks the signature itself, beside the server's verdict.
  */
 describe('verify page in a browser (e2e)', () => {
   let t: TestApp;
@@ -17,6 +20,8 @@ describe('verify page in a browser (e2e)', () => {
   let access: AccessService;
 
   beforeAll(async () => {
+    // The page loads the SDK's browser bundle (libs/sdk/dist/sigil.browser.js): built when missing or stale.
+    execFileSync(process.execPath, [join(__dirname, '../scripts/sdk-build.js'), 'browser'], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 180_000 });
     t = await startTestApp();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
@@ -123,6 +128,88 @@ describe('verify page in a browser (e2e)', () => {
     await page.setInputFiles('#file-input', { name: 'same.csv', mimeType: 'text/csv', buffer: Buffer.from(text) });
     expect(await resultFor(page, 'same.csv')).toMatchObject({ state: 'match', verdict: 'Match' });
     expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  /** The in-browser verdict, once the SDK's check has run. */
+  const browserVerdict = async (page: Page) => {
+    await page.locator('#browser-verdict:not([data-state="pending"])').waitFor();
+    return {
+      state: await page.getAttribute('#browser-verdict', 'data-state'),
+      reason: await page.getAttribute('#browser-verdict', 'data-reason'),
+      title: await page.textContent('#browser-verdict-title'),
+      detail: await page.textContent('#browser-verdict-detail'),
+    };
+  };
+
+  it('checks the signature in the browser with the SDK: valid; a payload tampered in the page is invalid', async () => {
+    const cert = await issue(JSON.stringify({ model: 'm-9', accuracy: 0.91 }));
+    const { page, problems } = await open(cert.certificate_id);
+    const script = await page.getAttribute('script[src]', 'src');
+    expect(script).toMatch(/^\/assets\/sigil\.browser\.js\?v=[0-9a-f]{16}$/);
+    expect(await page.evaluate(() => typeof (window as unknown as { Sigil?: { verifyCertificate?: unknown } }).Sigil?.verifyCertificate)).toBe('function');
+    const valid = await browserVerdict(page);
+    expect(valid).toMatchObject({ state: 'valid', reason: null, title: 'Valid' });
+    const keyId = (await page.textContent('#key-id'))!;
+    expect(valid.detail).toContain(`with key ${keyId} (active)`);
+
+    // Someone edits the signed payload in the page (say, a proxy): the browser's own check fails,
+    // whatever the server's verdict above still says.
+    const setData = (edit: 'tamper' | 'restore') =>
+      page.evaluate((edit) => {
+        const el = document.getElementById('certificate-data')!;
+        const w = window as unknown as { original?: string; trustedTypes: { createPolicy(n: string, p: object): { createScript(s: string): string } } };
+        w.original ??= el.textContent!;
+        const data = JSON.parse(w.original);
+        if (edit === 'tamper') data.certificate.payload.accuracy = 0.99;
+        // The page requires Trusted Types for script sinks, a <script>'s text included.
+        el.textContent = w.trustedTypes.createPolicy(`edit-${edit}`, { createScript: (s: string) => s }).createScript(JSON.stringify(data));
+      }, edit);
+    await setData('tamper');
+    await page.click('#recheck');
+    const tampered = await browserVerdict(page);
+    expect(tampered).toMatchObject({ state: 'invalid', reason: 'signature_invalid', title: 'Not valid' });
+    expect(tampered.detail).toContain('the Ed25519 signature does not match this payload');
+    expect(await page.textContent('#verdict strong')).toBe('Verified');
+
+    // The hook re-reads the data as the button does: the genuine payload is valid again.
+    await setData('restore');
+    expect(await page.evaluate(() => (window as unknown as { sigilVerifyPage: { check(): { valid: boolean } } }).sigilVerifyPage.check().valid)).toBe(true);
+    expect(await page.getAttribute('#browser-verdict', 'data-state')).toBe('valid');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('serves the bundle as JavaScript with a long cache for its versioned address', async () => {
+    const cert = await issue('bundle headers');
+    const { page } = await open(cert.certificate_id);
+    const src = (await page.getAttribute('script[src]', 'src'))!;
+    await page.close();
+    const res = await fetch(`${base}${src}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const body = await res.text();
+    expect(body).toContain('Sigil');
+    expect(`?v=${createHash('sha256').update(body).digest('hex').slice(0, 16)}`).toBe(src.slice(src.indexOf('?')));
+    const unversioned = await fetch(`${base}/assets/sigil.browser.js`);
+    expect(unversioned.headers.get('cache-control')).toBe('public, max-age=300');
+  });
+
+  it('says the in-browser check is unavailable when the bundle does not load, and the rest of the page works', async () => {
+    const text = 'no bundle here';
+    const cert = await issue(text);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    await page.route('**/assets/sigil.browser.js*', (route) => route.abort());
+    expect((await page.goto(`${base}/verify/${cert.certificate_id}`))?.status()).toBe(200);
+    expect(await browserVerdict(page)).toMatchObject({ state: 'unavailable', title: 'In-browser check unavailable' });
+    expect(await page.textContent('#verdict strong')).toBe('Verified');
+    await drop(page, 'same.txt', text);
+    expect(await resultFor(page, 'same.txt')).toMatchObject({ state: 'match' });
+    expect(errors).toEqual([]);
     await page.close();
   });
 });

@@ -30,7 +30,8 @@ describe('verify page (e2e)', () => {
   const expectPageHeaders = (headers: Record<string, unknown>) => {
     expect(headers['content-type']).toBe('text/html; charset=utf-8');
     const csp = String(headers['content-security-policy']);
-    expect(csp).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; style-src 'sha256-[A-Za-z0-9+/]+=*';/);
+    // Its own two inline scripts by hash, and same-origin scripts: the SDK's browser bundle.
+    expect(csp).toMatch(/^default-src 'none'; script-src 'self' 'sha256-[A-Za-z0-9+/]+=*' 'sha256-[A-Za-z0-9+/]+=*'; style-src 'sha256-[A-Za-z0-9+/]+=*';/);
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:|\*/);
     expect(headers['x-content-type-options']).toBe('nosniff');
@@ -104,8 +105,9 @@ describe('verify page (e2e)', () => {
     // Inside the JSON element, < is \u003c so nothing can close it early; the data is intact.
     expect(page).toContain('"filename":"\\u003cscript\\u003ealert(\\"name\\")\\u003c/script\\u003e.json"');
     expect(dataOf(page).certificate.payload).toMatchObject({ filename: '<script>alert("name")</script>.json', content_type: '<img src=x onerror=alert(1)>' });
-    // Exactly two script elements: the data and the page's own (hash-allowed) script.
-    expect(page.match(/<script/g)).toHaveLength(2);
+    // Only these script elements: the data, the page's own two (hash-allowed) scripts, and the SDK bundle when it is built.
+    const scripts = page.match(/<script[^>]*>/g)!;
+    expect(scripts.filter((s) => !/^<script src="\/assets\/sigil\.browser\.js\?v=[0-9a-f]{16}">$/.test(s))).toEqual(['<script type="application/json" id="certificate-data">', '<script>', '<script>']);
   });
 
   it('is throttled like the other public certificate reads: the same public_verify_window bucket', async () => {

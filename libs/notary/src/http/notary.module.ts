@@ -7,6 +7,8 @@ import { CreditsService } from '../credits/credits.service';
 import { SandboxSettlementProvider, SettlementProvider } from '@app/settlement';
 import { CreditsController, NotaryController, SigningKeysController } from './notary.controllers';
 import { VerifyPageController } from './verify-page.controller';
+import { SdkAssetsController } from './sdk-assets.controller';
+import { SdkBundle } from './sdk-bundle';
 import { ProjectionHost } from '@app/event-store';
 import { RegistryController } from '../registry/registry.controller';
 import { registryProjection } from '../registry/registry.projection';
@@ -28,8 +30,10 @@ export class NotaryModule implements OnModuleInit, OnApplicationShutdown {
       module: NotaryModule,
       // Global: commerce signs receipts and webhooks sign deliveries with the same signing keys.
       global: true,
-      controllers: [NotaryController, SigningKeysController, CreditsController, RegistryController, VerifyPageController],
+      controllers: [NotaryController, SigningKeysController, CreditsController, RegistryController, VerifyPageController, SdkAssetsController],
       providers: [
+        // The SDK's browser bundle for the /verify page (libs/sdk/dist; `npm start` builds it).
+        { provide: SdkBundle, useFactory: () => new SdkBundle(SdkBundle.locate()) },
         {
           provide: SigningKeyStore,
           useFactory: (db: SqlDatabase, store: SqlEventStore, kek: Buffer) => new SigningKeyStore(db, store, kek),

@@ -110,4 +110,9 @@ th { width: 14rem; font-weight: 600; }
 #file-result[data-state=match] #file-verdict { color: var(--ok); }
 #file-result[data-state=mismatch] #file-verdict, #file-result[data-state=error] #file-verdict { color: var(--bad); }
 #file-verdict { font-size: 1.25rem; font-weight: 700; }
+.source { margin: 1rem 0 -.5rem; font-size: .875rem; opacity: .8; }
+#browser-verdict { border-color: var(--line); }
+#browser-verdict[data-state=valid] { border-color: var(--ok); }
+#browser-verdict[data-state=invalid] { border-color: var(--bad); }
+#browser-verdict[data-state=unavailable] { border-color: var(--warn); }
 `;

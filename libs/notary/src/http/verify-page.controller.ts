@@ -1,4 +1,4 @@
-import { ArgumentsHost, Catch, Controller, ExceptionFilter, Get, Param, Res, UseFilters } from '@nestjs/common';
+import { ArgumentsHost, Catch, Controller, ExceptionFilter, Get, Inject, Param, Res, UseFilters } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -6,6 +6,7 @@ import { Throttle } from '@app/access';
 import { AppError } from '@app/core';
 import { toErrorResponse, ZodPipe } from '@app/http';
 import { CertificateService } from '../certificates/certificate.service';
+import { SdkBundle } from './sdk-bundle';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
 import { renderErrorPage, renderVerifyPage, VERIFY_PAGE_CSP } from './verify-page';
 
@@ -53,18 +54,19 @@ export class VerifyPageController {
   constructor(
     private readonly certificates: CertificateService,
     private readonly keys: SigningKeyStore,
+    @Inject(SdkBundle) private readonly bundle: SdkBundle,
   ) {}
 
   @Get(':certId')
   @Throttle('public_verify_window')
   @ApiProduces('text/html')
-  @ApiOperation({ summary: 'Public verification page (HTML): the verdict, the signing key, the signed JSON, and an in-browser file hash check' })
+  @ApiOperation({ summary: 'Public verification page (HTML): the verdict, the signing key, the signed JSON, the signature checked again in the browser by the SDK, and an in-browser file hash check' })
   async page(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const found = await this.certificates.verificationReport(p.certId);
     if (!found) throw new AppError('not_found', `certificate ${p.certId} not found`, 404);
     const key = this.keys.current.get(found.manifest.signature.key_id) ?? null;
     // The verdict follows the key's status, which can change (revocation): revalidate each time.
     pageHeaders(reply, 'no-cache');
-    return renderVerifyPage({ ...found, key });
+    return renderVerifyPage({ ...found, key, keys: this.keys.current.list(), bundleUrl: this.bundle.url() });
   }
 }

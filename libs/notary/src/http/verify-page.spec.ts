@@ -8,6 +8,7 @@ import type { VerificationReport } from '../certificates/certificate.service';
 import type { SignedManifest } from '../domain/certificate';
 import { CLIENT_JCS, CLIENT_SCRIPT, PAGE_STYLE } from './verify-page.client';
 import { html, jsonForScript, renderErrorPage, renderVerifyPage, verificationChecks, VERIFY_PAGE_CSP } from './verify-page';
+import { SIGNATURE_SCRIPT } from './verify-page.signature';
 
 // The browser's canonicalizer, run in a fresh realm as the page would run it.
 const jcs = vm.runInNewContext(`${CLIENT_JCS}; jcs`) as (value: unknown) => string;
@@ -80,14 +81,16 @@ describe('verify page: rendering', () => {
     expect(JSON.parse(jsonForScript(tricky))).toEqual(tricky);
   });
 
-  it('allows exactly its own inline script and style by hash', () => {
-    const page = renderVerifyPage({ report: report(null, true), manifest, key });
+  it('allows exactly its own inline scripts and style by hash, and same-origin scripts (the SDK bundle)', () => {
+    const page = renderVerifyPage({ report: report(null, true), manifest, key, bundleUrl: '/assets/sigil.browser.js?v=0123456789abcdef' });
     const scripts = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
     const styles = [...page.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]);
-    expect(scripts).toEqual([CLIENT_SCRIPT]);
+    expect(scripts).toEqual([CLIENT_SCRIPT, SIGNATURE_SCRIPT]);
     expect(styles).toEqual([PAGE_STYLE]);
+    // The bundle loads before the check that uses it.
+    expect(page).toContain(`<script src="/assets/sigil.browser.js?v=0123456789abcdef"></script>\n<script>${SIGNATURE_SCRIPT}</script>`);
     const hash = (s: string) => `'sha256-${createHash('sha256').update(s).digest('base64')}'`;
-    expect(VERIFY_PAGE_CSP).toContain(`script-src ${hash(CLIENT_SCRIPT)};`);
+    expect(VERIFY_PAGE_CSP).toContain(`script-src 'self' ${hash(CLIENT_SCRIPT)} ${hash(SIGNATURE_SCRIPT)};`);
     expect(VERIFY_PAGE_CSP).toContain(`style-src ${hash(PAGE_STYLE)};`);
     expect(VERIFY_PAGE_CSP).toMatch(/^default-src 'none'; /);
     expect(VERIFY_PAGE_CSP).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
@@ -114,6 +117,17 @@ describe('verify page: rendering', () => {
     expect(deprecated).toEqual({ name: 'Schema version supported', state: 'warn', detail: 'cert.v2 (deprecated)' });
     const page = renderVerifyPage({ report: report('signature_invalid', false), manifest, key });
     expect(page).toContain('<strong>Not verified</strong><p>Failed check: Ed25519 signature (<code>signature_invalid</code>)');
+  });
+
+  it('embeds the keys document, and says the in-browser check is unavailable when the bundle is not built', () => {
+    const other = { ...key, key_id: 'k-retired', status: 'retired' as const, retired_at: '2026-01-01T00:00:00.000Z' };
+    const page = renderVerifyPage({ report: report(null, true), manifest, key, keys: [other, key], bundleUrl: null });
+    const data = JSON.parse(/<script type="application\/json" id="certificate-data">([\s\S]*?)<\/script>/.exec(page)![1]);
+    expect(data.keys).toEqual({ keys: [other, key] });
+    expect(page).not.toContain('<script src');
+    expect(page).toContain('<div class="verdict" id="browser-verdict" data-state="unavailable"><strong id="browser-verdict-title">In-browser check unavailable</strong>');
+    // The check still runs (and says the same), and the file check is untouched.
+    expect([...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1])).toEqual([CLIENT_SCRIPT, SIGNATURE_SCRIPT]);
   });
 
   it('renders error pages with the message escaped', () => {

@@ -3,6 +3,7 @@ import type { PublicSigningKey } from '@app/crypto';
 import type { VerificationReport } from '../certificates/certificate.service';
 import type { SignedManifest } from '../domain/certificate';
 import { CLIENT_SCRIPT, PAGE_STYLE } from './verify-page.client';
+import { SIGNATURE_SCRIPT } from './verify-page.signature';
 
 /**
  * The public /verify/{id} page, rendered as a string: plain functions, no template engine.
@@ -14,6 +15,10 @@ export interface VerifyPageView {
   manifest: SignedManifest;
   /** The signing key as published, or null when the key id is unknown. */
   key: PublicSigningKey | null;
+  /** Every published key (the keys document), for the in-browser check. */
+  keys?: PublicSigningKey[];
+  /** Where the SDK's browser bundle is served; null when it is not built (the in-browser check is then unavailable). */
+  bundleUrl?: string | null;
 }
 
 export function html(value: unknown): string {
@@ -28,12 +33,12 @@ export function jsonForScript(value: unknown): string {
 const cspHash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 /**
- * Only the page's own inline script and style run (by hash); nothing is fetched, framed or
- * submitted. The SDK bundle, when the page loads it, will need `'self'` in script-src.
+ * Only the page's own inline scripts and style run (by hash), plus same-origin scripts: the SDK's
+ * browser bundle. Nothing is fetched, framed or submitted.
  */
 export const VERIFY_PAGE_CSP = [
   "default-src 'none'",
-  `script-src ${cspHash(CLIENT_SCRIPT)}`,
+  `script-src 'self' ${cspHash(CLIENT_SCRIPT)} ${cspHash(SIGNATURE_SCRIPT)}`,
   `style-src ${cspHash(PAGE_STYLE)}`,
   'img-src data:',
   "base-uri 'none'",
@@ -109,7 +114,7 @@ ${extra}
 `;
 }
 
-export function renderVerifyPage({ report, manifest, key }: VerifyPageView): string {
+export function renderVerifyPage({ report, manifest, key, keys = key ? [key] : [], bundleUrl = null }: VerifyPageView): string {
   const p = manifest.payload;
   const id = report.certificate_id;
   const checks = verificationChecks(report, p.schema_version, key);
@@ -133,9 +138,19 @@ export function renderVerifyPage({ report, manifest, key }: VerifyPageView): str
     row('Signature', code(`${manifest.signature.alg} ${manifest.signature.value}`)),
   ].join('\n');
   const enc = encodeURIComponent(id);
+  const browserCheck = bundleUrl
+    ? '<strong id="browser-verdict-title">Checking in your browser\u2026</strong><p id="browser-verdict-detail"></p>'
+    : '<strong id="browser-verdict-title">In-browser check unavailable</strong><p id="browser-verdict-detail">The SDK\u2019s browser bundle is not built on this server, so this page cannot check the signature itself; the server\u2019s verdict above is all it can show.</p>';
   const body = `<header>
 <h1>Certificate ${html(id)}</h1>
+<p class="source">The server\u2019s verdict</p>
 ${verdict}
+<section id="browser-check">
+<p class="source">Checked in your browser, by the Sigil SDK, from the signed payload and the published keys: it does not rely on the server\u2019s verdict</p>
+<div class="verdict" id="browser-verdict" data-state="${bundleUrl ? 'pending' : 'unavailable'}">${browserCheck}</div>
+<p><button type="button" id="recheck">Check again</button></p>
+<noscript><p>Checking the signature in your browser needs JavaScript.</p></noscript>
+</section>
 </header>
 <main>
 <section>
@@ -173,9 +188,10 @@ ${checkRows}
 <pre id="certificate-json">${html(JSON.stringify(manifest, null, 2))}</pre>
 </section>
 </main>`;
-  // The data the script reads; an in-browser signature check (SDK bundle) will read it too.
-  const data = `<script type="application/json" id="certificate-data">${jsonForScript({ certificate: manifest, key, verification: report })}</script>
-<script>${CLIENT_SCRIPT}</script>`;
+  // The data the scripts read: the file check, and the SDK's signature check (with the keys document).
+  const data = `<script type="application/json" id="certificate-data">${jsonForScript({ certificate: manifest, key, keys: { keys }, verification: report })}</script>
+<script>${CLIENT_SCRIPT}</script>
+${bundleUrl ? `<script src="${html(bundleUrl)}"></script>\n` : ''}<script>${SIGNATURE_SCRIPT}</script>`;
   return layout(`Certificate ${id}`, body, data);
 }
 
