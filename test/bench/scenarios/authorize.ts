@@ -1,12 +1,14 @@
 /**
  * `authorize`: POST /api/cdp/authorize over HTTP against an api on PostgreSQL and Redis, 64
  * concurrent, on the auto-authorized path: one organization whose policy sets per-transaction
- * limits, a review threshold the requests stay under, merchant and purpose rules. With
- * BENCH_SPEND_CAP=1 the policy also has a daily spend cap (every request then queues on that
- * cap's row lock, by design: a cap cannot be overshot).
+ * limits, a review threshold the requests stay under, merchant and purpose rules; every request
+ * carries its own Idempotency-Key, as the SDK sends. With BENCH_SPEND_CAP=1 the policy also has a
+ * daily spend cap (every request then queues on that cap's row lock, by design: a cap cannot be
+ * overshot). The load comes from a separate process (http-load.ts).
  */
-import { startBenchApi, clientIp } from '../api';
-import { BenchResult, envInt, errorMessage, failedResult, runLoad, Scenario, summarize } from '../harness';
+import { startBenchApi } from '../api';
+import { BenchResult, envInt, errorMessage, failedResult, Scenario, summarize } from '../harness';
+import { httpLoadFields, HttpLoadSpec, runHttpLoad } from '../http-load';
 
 export const authorizeScenario: Scenario = {
   name: 'authorize',
@@ -16,9 +18,15 @@ export const authorizeScenario: Scenario = {
     const n = envInt('BENCH_N', 20_000);
     const concurrency = envInt('BENCH_CONCURRENCY', 64);
     const withCap = process.env.BENCH_SPEND_CAP === '1';
+    const withKey = process.env.BENCH_NO_IDEMPOTENCY !== '1';
     const base = { bench: withCap ? 'authorize+spend_cap' : 'authorize', mode, n, concurrency };
     try {
-      const api = await startBenchApi({ redis: true, env: { TRUST_PROXY: 'true', RATE_LIMIT_KEY_PER_MINUTE: '10000000' }, scopes: ['payments:write', 'payments:read'], orgName: 'bench-authorize' });
+      const api = await startBenchApi({
+        redis: true,
+        env: { TRUST_PROXY: 'true', RATE_LIMIT_KEY_PER_MINUTE: '100000000' },
+        scopes: ['payments:write', 'payments:read'],
+        orgName: 'bench-authorize',
+      });
       try {
         const policy = {
           limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 20_000 } },
@@ -33,18 +41,27 @@ export const authorizeScenario: Scenario = {
         });
         if (put.status !== 200) throw new Error(`policy: status ${put.status}: ${await put.text()}`);
         const expires = new Date(Date.now() + 24 * 3600_000).toISOString();
-        const worker = (phase: string) => () => async (op: number) => {
-          const res = await fetch(`${api.url}/api/cdp/authorize`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${api.key}`, 'content-type': 'application/json', 'x-forwarded-for': clientIp(op), ...(process.env.BENCH_NO_IDEMPOTENCY ? {} : { 'idempotency-key': `bench-${phase}-${op}-${expires}` }) },
-            body: JSON.stringify({ amount_cents: 1_000 + (op % 9_000), currency: 'USD', merchant_id: `m_${op % 50}`, purpose_tag: 'software', expiration_iso: expires }),
-          });
-          const text = await res.text();
-          if (res.status !== 200) throw new Error(`status ${res.status}: ${text}`);
-          if (!text.includes('"decision":"authorized"')) throw new Error(`not authorized: ${text}`);
+        const run = `${Date.now().toString(36)}`;
+        const spec: HttpLoadSpec = {
+          url: api.url,
+          method: 'POST',
+          path: '/api/cdp/authorize',
+          headers: {
+            authorization: `Bearer ${api.key}`,
+            'content-type': 'application/json',
+            'x-forwarded-for': '{ip}',
+            ...(withKey ? { 'idempotency-key': `bench-${run}-{op}` } : {}),
+          },
+          body: `{"amount_cents":1500,"currency":"USD","merchant_id":"m_{op}","purpose_tag":"software","expiration_iso":"${expires}"}`,
+          expectStatus: 200,
+          expectBody: '"decision":"authorized"',
+          operations: n,
+          concurrency,
+          label: `authorize/${mode}`,
         };
-        await runLoad({ label: 'authorize warm-up', operations: Math.min(2000, n), concurrency, worker: worker('warm-up'), progressMs: 0 });
-        return summarize(base, await runLoad({ label: `authorize/${mode}`, operations: n, concurrency, worker: worker('run') }));
+        await runHttpLoad({ ...spec, label: 'authorize warm-up', operations: Math.min(2000, n), opOffset: 10_000_000, progressMs: 0 });
+        const load = await runHttpLoad(spec);
+        return { ...summarize(base, load), ...httpLoadFields(load) };
       } finally {
         await api.close();
       }
