@@ -158,6 +158,92 @@ export function eventStoreContract(adapter: string, makeHarness: () => ContractH
       });
     });
 
+    describe('appendManyIn: several streams in one statement', () => {
+      it('appends to each stream as its own append (revisions, hash chains, positions), in one statement', async () => {
+        const a = stream('many');
+        const b = stream('many');
+        await store.append(b, [ev('Opened')]);
+        const outcomes = await store.appendManyIn(db, [
+          { stream: a, events: [ev('A1', { n: 1 }), ev('A2', { n: 2 })], expected: 'no_stream' },
+          { stream: b, events: [ev('B1', { n: 3 })], expected: 0 },
+        ]);
+        expect(outcomes.map((o) => o.status)).toEqual(['appended', 'appended']);
+        const [ra, rb] = outcomes.map((o) => (o.status === 'wrong_expected_version' ? null : o.result))!;
+        expect(ra!.nextExpectedRevision).toBe(1);
+        expect(rb!.nextExpectedRevision).toBe(1);
+        expect(rb!.events[0].global_position).toBeGreaterThan(ra!.events[1].global_position);
+        expect(await store.readStream(a)).toEqual(ra!.events);
+        expect((await store.readStream(b))[1]).toEqual(rb!.events[0]);
+        expect((await store.verifyStream(a)).valid).toBe(true);
+        expect((await store.verifyStream(b)).valid).toBe(true);
+        // Later appends chain on as usual.
+        await store.append(a, [ev('A3')], { expectedRevision: 1 });
+        expect((await store.verifyStream(a)).valid).toBe(true);
+      });
+
+      it('fails only the append whose expected revision is wrong; replays answer idempotently; the follow-up sees which is which', async () => {
+        await db.exec('CREATE TABLE IF NOT EXISTS contract_many_follow_up (stream_id text PRIMARY KEY, revision bigint NOT NULL)');
+        await db.exec('CREATE TABLE IF NOT EXISTS contract_many_follow_up_2 (stream_id text PRIMARY KEY)');
+        const [a, b, c] = [stream('many'), stream('many'), stream('many')];
+        const replayed = ev('C1', {}, { event_id: randomUUID() });
+        await store.append(c, [replayed]);
+        const followUp = {
+          sql: [
+            `INSERT INTO contract_many_follow_up (stream_id, revision)
+             SELECT s.stream, appended.stream_revision FROM appended JOIN unnest(:1::text[]) WITH ORDINALITY AS s(stream, ord) USING (ord)
+             WHERE appended.status = 'appended'`,
+            `INSERT INTO contract_many_follow_up_2 (stream_id)
+             SELECT s.stream FROM appended JOIN unnest(:1::text[]) WITH ORDINALITY AS s(stream, ord) USING (ord) WHERE appended.status = 'appended'`,
+          ],
+          params: [[a, b, c]],
+        };
+        const outcomes = await store.appendManyIn(
+          db,
+          [
+            { stream: a, events: [ev('A1')], expected: 'no_stream' },
+            { stream: b, events: [ev('B1')], expected: 4 },
+            { stream: c, events: [replayed], expected: 'any' },
+          ],
+          followUp,
+        );
+        expect(outcomes[0].status).toBe('appended');
+        expect(outcomes[1]).toMatchObject({ status: 'wrong_expected_version' });
+        expect(outcomes[1].status === 'wrong_expected_version' && outcomes[1].error).toBeInstanceOf(WrongExpectedVersion);
+        expect(outcomes[2]).toMatchObject({ status: 'replay', result: { idempotentReplay: true, nextExpectedRevision: 0 } });
+        expect(await store.readStream(b)).toEqual([]);
+        expect(await store.readStream(c)).toHaveLength(1);
+        const rows = await db.query<{ stream_id: string; revision: string | number }>('SELECT stream_id, revision FROM contract_many_follow_up WHERE stream_id = ANY($1)', [[a, b, c]]);
+        expect(rows.map((r) => [r.stream_id, Number(r.revision)])).toEqual([[a, 0]]);
+        expect(await db.query('SELECT stream_id FROM contract_many_follow_up_2 WHERE stream_id = ANY($1)', [[a, b, c]])).toEqual([{ stream_id: a }]);
+      });
+
+      it('commits or rolls back with the caller\'s transaction', async () => {
+        const s = stream('many');
+        await expect(
+          db.transaction(async (tx) => {
+            await store.appendManyIn(tx, [{ stream: s, events: [ev('A')] }]);
+            throw new Error('roll back');
+          }),
+        ).rejects.toThrow('roll back');
+        expect(await store.readStream(s)).toEqual([]);
+        await db.transaction((tx) => store.appendManyIn(tx, [{ stream: s, events: [ev('A')] }, { stream: `${s}-2`, events: [ev('B')] }]));
+        expect(await store.readStream(s)).toHaveLength(1);
+        expect(await store.readStream(`${s}-2`)).toHaveLength(1);
+      });
+
+      it('refuses invalid input before writing anything', async () => {
+        const s = stream('many');
+        const id = randomUUID();
+        await expect(store.appendManyIn(db, [{ stream: s, events: [ev('A')] }, { stream: '', events: [ev('B')] }])).rejects.toBeInstanceOf(InvalidAppend);
+        await expect(store.appendManyIn(db, [{ stream: s, events: [ev('A', {}, { event_id: id })] }, { stream: `${s}-2`, events: [ev('B', {}, { event_id: id })] }])).rejects.toBeInstanceOf(
+          InvalidAppend,
+        );
+        await expect(store.appendManyIn(db, [{ stream: s, events: [ev('A')] }, { stream: s, events: [ev('B')] }])).rejects.toBeInstanceOf(InvalidAppend);
+        expect(await store.readStream(s)).toEqual([]);
+        expect(await store.appendManyIn(db, [])).toEqual([]);
+      });
+    });
+
     describe('optimistic concurrency', () => {
       it('lets exactly one of two writers with the same expected revision win', async () => {
         const s = stream();

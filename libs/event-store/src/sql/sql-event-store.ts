@@ -64,6 +64,37 @@ function withFollowUp(followUp: AppendFollowUp): string {
   return `WITH appended AS MATERIALIZED (${APPEND_SQL}), follow_up AS (${sql}) SELECT * FROM appended`;
 }
 
+/** `sigil_append_many`: each append's events are the slice [lo:hi] of the flattened arrays. */
+const APPEND_MANY_SQL = `SELECT a.ord, a.status, a.stream_revision, a.first_position, a.hashes, a.previous_hash, $9::timestamptz AS recorded_at
+  FROM sigil_append_many($1::text[], $2::text[], $3::int[], $4::int[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::timestamptz,
+                         $10::text[], $11::text[], $12::text[]) a`;
+const APPEND_MANY_PARAMS = 12;
+
+/** `appendManyIn`'s read-model writes: one or more statements, sharing the parameters `:1`, `:2`, … */
+export interface ManyAppendFollowUp extends Omit<AppendFollowUp, 'sql'> {
+  sql: string | string[];
+}
+
+/** One append of `appendManyIn`. */
+export interface StreamAppend {
+  stream: string;
+  events: NewEvent[];
+  expected?: ExpectedRevision;
+}
+
+/** What became of one append of `appendManyIn`: a wrong expected revision fails that append alone. */
+export type StreamAppendOutcome =
+  | { status: 'appended' | 'replay'; result: AppendResult }
+  | { status: 'wrong_expected_version'; error: WrongExpectedVersion };
+
+interface AppendRow {
+  status: 'appended' | 'replay' | 'wrong_expected_version';
+  stream_revision: string | number;
+  first_position: string | number | null;
+  hashes: string[] | null;
+  previous_hash: string | null;
+}
+
 const BOUNDARY_SQL = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint << ${POSITION_SHIFT}`;
 
 interface EventRow {
@@ -154,46 +185,79 @@ export class SqlEventStore extends EventStore {
    */
   async appendIn(tx: SqlExecutor, stream: string, events: NewEvent[], expected: ExpectedRevision = 'any', followUp?: AppendFollowUp): Promise<AppendResult> {
     validateAppend(stream, events, expected);
-    const prepared = events.map(prepare);
-    const ids = prepared.map((e) => e.event_id);
-    if (new Set(ids).size !== ids.length) throw new InvalidAppend('event ids repeat within one append');
-
-    // The RFC 8785 form of each hashed event (see hash-chain.ts), split around the two values only
-    // the database knows: prev_hash and revision. Keys in JCS order: data, event_id, metadata,
-    // prev_hash, recorded_at, revision, stream_id, type.
+    const prepared = prepareAll(events);
     const recordedAt = this.now().toISOString();
-    const streamJson = canonicalJson(stream);
-    const mid = `,"recorded_at":${canonicalJson(recordedAt)},"revision":`;
-    const [row] = await tx.query<{
-      status: 'appended' | 'replay' | 'wrong_expected_version';
-      stream_revision: string | number;
-      first_position: string | number | null;
-      hashes: string[] | null;
-      previous_hash: string | null;
-    }>(
-      followUp ? withFollowUp(followUp) : APPEND_SQL,
-      [
-        stream,
-        String(expected),
-        ids,
-        prepared.map((e) => e.type),
-        prepared.map((e) => e.dataJson),
-        prepared.map((e) => e.metadataJson),
-        recordedAt,
-        prepared.map((e) => `{"data":${e.dataJson},"event_id":${canonicalJson(e.event_id)},"metadata":${e.metadataJson},"prev_hash":`),
-        prepared.map(() => mid),
-        prepared.map((e) => `,"stream_id":${streamJson},"type":${canonicalJson(e.type)}}`),
-        ...(followUp?.params ?? []),
-      ],
-      followUp ? (followUp.name ? { name: `sigil_append_${followUp.name}` } : {}) : { name: 'sigil_append' },
-    ).catch((err) => {
-      if (sqlState(err) === '54000') throw new InvalidAppend('one transaction may append at most 65,536 events');
-      throw err;
-    });
-    const current = Number(row.stream_revision);
+    const f = fragments(stream, prepared, recordedAt);
+    const [row] = await tx
+      .query<AppendRow>(
+        followUp ? withFollowUp(followUp) : APPEND_SQL,
+        [stream, String(expected), f.ids, f.types, f.data, f.metadata, recordedAt, f.heads, f.mids, f.tails, ...(followUp?.params ?? [])],
+        followUp ? (followUp.name ? { name: `sigil_append_${followUp.name}` } : {}) : { name: 'sigil_append' },
+      )
+      .catch(tooManyEvents);
     if (row.status === 'replay') return this.replay(tx, stream, prepared);
-    if (row.status === 'wrong_expected_version') throw new WrongExpectedVersion(stream, expected, current < 0 ? 'no_stream' : current);
+    if (row.status === 'wrong_expected_version') throw wrongVersion(stream, expected, row);
+    return this.recorded(stream, prepared, recordedAt, row);
+  }
 
+  /**
+   * Appends to several streams (each at most once) in one statement, one round trip
+   * (`sigil_append_many`), in the caller's transaction or, given the database, atomically in
+   * autocommit. Each append is checked on its own, as if appended in the order given: a wrong
+   * expected revision fails that one (reported in its outcome, nothing written for it) and the
+   * others go on. Stream heads are locked in stream order whatever the order given. `followUp` (one
+   * or several data-modifying statements, each written only when `status = 'appended'`) sees
+   * the CTE `appended` with one row per append (`ord`, 1-based in the order given, then status,
+   * stream_revision, first_position, hashes, previous_hash, recorded_at).
+   */
+  async appendManyIn(tx: SqlExecutor, appends: StreamAppend[], followUp?: ManyAppendFollowUp): Promise<StreamAppendOutcome[]> {
+    if (appends.length === 0) return [];
+    const recordedAt = this.now().toISOString();
+    const cols = { streams: [] as string[], expected: [] as string[], lo: [] as number[], hi: [] as number[] };
+    const flat = { ids: [] as string[], types: [] as string[], data: [] as string[], metadata: [] as string[], heads: [] as string[], mids: [] as string[], tails: [] as string[] };
+    const prepared = appends.map((a) => {
+      const expected = a.expected ?? 'any';
+      validateAppend(a.stream, a.events, expected);
+      const p = prepareAll(a.events);
+      const f = fragments(a.stream, p, recordedAt);
+      cols.streams.push(a.stream);
+      cols.expected.push(String(expected));
+      cols.lo.push(flat.ids.length + 1);
+      cols.hi.push(flat.ids.length + p.length);
+      for (const k of Object.keys(flat) as (keyof typeof flat)[]) for (const v of f[k]) flat[k].push(v);
+      return p;
+    });
+    if (new Set(flat.ids).size !== flat.ids.length) throw new InvalidAppend('event ids repeat within one append');
+    if (new Set(cols.streams).size !== cols.streams.length) throw new InvalidAppend('appendManyIn takes each stream at most once');
+    if (flat.ids.length > MAX_EVENTS_PER_APPEND) throw new InvalidAppend(`at most ${MAX_EVENTS_PER_APPEND} events per append`);
+    const followUps = followUp ? (Array.isArray(followUp.sql) ? followUp.sql : [followUp.sql]) : [];
+    const sql = followUp
+      ? `WITH appended AS MATERIALIZED (${APPEND_MANY_SQL}), ${followUps
+          .map((f, i) => `follow_up_${i} AS (${f.replace(/:(\d+)\b/g, (_, n: string) => `$${APPEND_MANY_PARAMS + Number(n)}`)})`)
+          .join(', ')}
+         SELECT * FROM appended ORDER BY ord`
+      : `${APPEND_MANY_SQL} ORDER BY a.ord`;
+    const rows = await tx
+      .query<AppendRow & { ord: number }>(
+        sql,
+        [cols.streams, cols.expected, cols.lo, cols.hi, flat.ids, flat.types, flat.data, flat.metadata, recordedAt, flat.heads, flat.mids, flat.tails, ...(followUp?.params ?? [])],
+        followUp?.name ? { name: `sigil_append_many_${followUp.name}` } : followUp ? {} : { name: 'sigil_append_many' },
+      )
+      .catch(tooManyEvents);
+    const outcomes: StreamAppendOutcome[] = [];
+    for (const row of rows) {
+      const i = row.ord - 1;
+      const { stream } = appends[i];
+      if (row.status === 'appended') outcomes.push({ status: 'appended', result: this.recorded(stream, prepared[i], recordedAt, row) });
+      else if (row.status === 'replay') outcomes.push({ status: 'replay', result: await this.replay(tx, stream, prepared[i]) });
+      else outcomes.push({ status: 'wrong_expected_version', error: wrongVersion(stream, appends[i].expected ?? 'any', row) });
+    }
+    return outcomes;
+  }
+
+  /** The events an append just wrote, as stored. */
+  private recorded(stream: string, prepared: PreparedEvent[], recordedAt: string, row: AppendRow): AppendResult {
+    const current = Number(row.stream_revision);
     const first = Number(row.first_position);
     const hashes = row.hashes!;
     const firstRevision = current - prepared.length + 1;
@@ -390,6 +454,41 @@ export class SqlEventStore extends EventStore {
     await unlisten?.();
   }
 }
+
+function prepareAll(events: NewEvent[]): PreparedEvent[] {
+  const prepared = events.map(prepare);
+  if (new Set(prepared.map((e) => e.event_id)).size !== prepared.length) throw new InvalidAppend('event ids repeat within one append');
+  return prepared;
+}
+
+/**
+ * The RFC 8785 form of each hashed event (see hash-chain.ts), split around the two values only
+ * the database knows: prev_hash and revision. Keys in JCS order: data, event_id, metadata,
+ * prev_hash, recorded_at, revision, stream_id, type.
+ */
+function fragments(stream: string, prepared: PreparedEvent[], recordedAt: string) {
+  const streamJson = canonicalJson(stream);
+  const mid = `,"recorded_at":${canonicalJson(recordedAt)},"revision":`;
+  return {
+    ids: prepared.map((e) => e.event_id),
+    types: prepared.map((e) => e.type),
+    data: prepared.map((e) => e.dataJson),
+    metadata: prepared.map((e) => e.metadataJson),
+    heads: prepared.map((e) => `{"data":${e.dataJson},"event_id":${canonicalJson(e.event_id)},"metadata":${e.metadataJson},"prev_hash":`),
+    mids: prepared.map(() => mid),
+    tails: prepared.map((e) => `,"stream_id":${streamJson},"type":${canonicalJson(e.type)}}`),
+  };
+}
+
+const tooManyEvents = (err: unknown): never => {
+  if (sqlState(err) === '54000') throw new InvalidAppend('one transaction may append at most 65,536 events');
+  throw err;
+};
+
+const wrongVersion = (stream: string, expected: ExpectedRevision, row: AppendRow) => {
+  const current = Number(row.stream_revision);
+  return new WrongExpectedVersion(stream, expected, current < 0 ? 'no_stream' : current);
+};
 
 function clampLimit(limit: number | undefined, max: number, dflt = max): number {
   if (limit === undefined) return dflt;
