@@ -350,7 +350,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public verification page (HTML): the verdict, the signing key, the signed JSON, and an in-browser file hash check */
+        /** Public verification page (HTML): the verdict, the signing key, the signed JSON, the signature checked again in the browser by the SDK, and an in-browser file hash check */
         get: operations["VerifyPageController_page"];
         put?: never;
         post?: never;
