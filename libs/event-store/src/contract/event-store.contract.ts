@@ -551,6 +551,33 @@ export function eventStoreContract(adapter: string, makeHarness: () => ContractH
         expect(counts.every((c) => c === 1)).toBe(true);
       });
 
+      it('hands a batch-applying projection whole batches, and moves past ranges with nothing for it without applying', async () => {
+        const prefix = `batch-${randomUUID()}`;
+        const name = `p-${randomUUID()}`;
+        const batches: number[] = [];
+        const projection: Projection = {
+          ...countingProjection(name, prefix),
+          async applyBatch(events, tx) {
+            batches.push(events.length);
+            for (const e of events) await this.apply(e, tx);
+          },
+        };
+        let last = 0;
+        for (let i = 0; i < 5; i++) last = (await store.append(`${prefix}-${i}`, Array.from({ length: 10 }, (_, k) => ev('Item', { i, k })))).position;
+        await visible(store, last);
+        const runner = new ProjectionRunner(db, store, projection, { batchSize: 20 });
+        await runner.catchUp();
+        expect(batches).toEqual([20, 20, 10]);
+        expect(await appliedCounts(name)).toHaveLength(50);
+        // Only others' events since: the checkpoint moves on, nothing is applied.
+        const before = await runner.checkpoint();
+        const other = await store.append(`other-${randomUUID()}`, [ev('Item')]);
+        await visible(store, other.position);
+        expect(await runner.runBatch()).toBe(0);
+        expect(await runner.checkpoint()).toBeGreaterThan(Math.max(before, other.position));
+        expect(batches).toEqual([20, 20, 10]);
+      });
+
       it('keeps up live when started, and stops cleanly', async () => {
         const prefix = `live-${randomUUID()}`;
         const name = `p-${randomUUID()}`;
