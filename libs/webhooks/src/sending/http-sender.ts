@@ -13,6 +13,28 @@ export interface SendResult extends AttemptResult {
   responseBody: string | null;
 }
 
+interface PinnedOptions {
+  /** The address the guard checked and the connection goes to. */
+  pinnedAddress?: string;
+}
+
+/**
+ * Keep-alive pools keyed by the checked address as well as host and port: a kept socket is
+ * reused only for the very address it was opened to, so a later check that answers another
+ * address (DNS changed) gets a new connection to that one, never an old socket.
+ */
+class PinnedHttpAgent extends http.Agent {
+  override getName(options?: http.ClientRequestArgs & PinnedOptions): string {
+    return `${super.getName(options)}|${options?.pinnedAddress ?? ''}`;
+  }
+}
+
+class PinnedHttpsAgent extends https.Agent {
+  override getName(options?: https.RequestOptions & PinnedOptions): string {
+    return `${super.getName(options)}|${options?.pinnedAddress ?? ''}`;
+  }
+}
+
 /**
  * POSTs one webhook. The target is resolved and checked (TargetGuard) and the connection goes to
  * the checked address through a custom `lookup`, while the URL keeps the hostname, so the Host
@@ -21,8 +43,8 @@ export interface SendResult extends AttemptResult {
  */
 export class HttpSender {
   private readonly agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }),
+    'http:': new PinnedHttpAgent({ keepAlive: true, maxSockets: 256 }),
+    'https:': new PinnedHttpsAgent({ keepAlive: true, maxSockets: 256 }),
   };
 
   constructor(
@@ -62,10 +84,11 @@ export class HttpSender {
         resolve(done(statusCode === null ? { statusCode, error, errorKind, retryAfter, responseBody } : { statusCode, error: null, errorKind: null, retryAfter, responseBody }));
       };
       const mod = target.url.protocol === 'https:' ? https : http;
-      const req = mod.request(target.url, {
+      const req = mod.request(target.url, <http.RequestOptions & PinnedOptions>{
         method: 'POST',
         agent: this.agents[target.url.protocol as 'http:' | 'https:'],
         lookup,
+        pinnedAddress: pinned.address,
         headers: { 'content-type': 'application/json', 'user-agent': 'Sigil-Webhooks/1', 'content-length': String(Buffer.byteLength(body)), ...headers },
       });
       const timer = setTimeout(() => {
