@@ -6,6 +6,7 @@ import type { Logger } from '@app/http';
 import { SigningKeyStore } from '@app/notary';
 import type { WebhookSigner } from './domain/signing';
 import { DeliveryProcessor } from './delivery/delivery.processor';
+import { EndpointCache } from './endpoints/endpoint-cache';
 import { DeliveryQueue } from './queue/delivery-queue.port';
 import { HttpSender } from './sending/http-sender';
 
@@ -58,6 +59,7 @@ export class WebhookWorker {
     private readonly processor: DeliveryProcessor,
     private readonly signer: ServiceSigner,
     private readonly sender: HttpSender,
+    private readonly targets: EndpointCache,
     @Inject(RUN_WEBHOOK_WORKERS) private readonly enabled: boolean,
     @Optional() @Inject(LOGGER) private readonly logger?: Logger,
   ) {}
@@ -65,6 +67,7 @@ export class WebhookWorker {
   async start(): Promise<void> {
     if (!this.enabled || this.running) return;
     await this.signer.start();
+    await this.targets.start();
     await this.queue.start((id, series) => this.processor.run(id, series));
     this.running = true;
     this.logger?.info('webhook delivery worker running');
@@ -72,6 +75,7 @@ export class WebhookWorker {
 
   async stop(): Promise<void> {
     await this.queue.stop();
+    await this.targets.stop();
     this.sender.close();
     await this.signer.stop();
   }

@@ -49,6 +49,8 @@ export async function recordDeliveryEvents(store: SqlEventStore, tx: SqlExecutor
   return result;
 }
 
+const SCHEDULE_CHUNK = 1000;
+
 /** Reads and schedules deliveries; attempts are written by the DeliveryProcessor. */
 export class DeliveryRepository {
   constructor(
@@ -63,9 +65,56 @@ export class DeliveryRepository {
     ]);
   }
 
+  /**
+   * Schedules many deliveries in one statement per thousand (the fan-out's batch): each its own
+   * stream's DeliveryScheduled event plus its read-model row, written only when appended (a
+   * replayed fan-out finds the events stored and writes nothing).
+   */
+  async scheduleManyIn(tx: SqlExecutor, items: DeliveryScheduled[]): Promise<void> {
+    for (let i = 0; i < items.length; i += SCHEDULE_CHUNK) {
+      const chunk = items.slice(i, i + SCHEDULE_CHUNK);
+      await this.store.appendManyIn(
+        tx,
+        chunk.map((d) => ({
+          stream: deliveryStream(d.delivery_id),
+          events: [{ event_id: uuidFromName('webhook.delivery_scheduled', d.delivery_id), type: WebhookEvents.deliveryScheduled, data: d }],
+          expected: 'any' as const,
+        })),
+        {
+          sql: `INSERT INTO webhook_deliveries (id, org_id, endpoint_id, event_id, event_type, transaction_id, body, status, series, series_attempts, attempts,
+                                                next_attempt_at, revision, event_recorded_at, created_at, updated_at)
+                SELECT d.id, d.org_id, d.endpoint_id, d.event_id, d.event_type, d.transaction_id, d.body, 'pending', 1, 0, 0,
+                       a.recorded_at, a.stream_revision, d.event_recorded_at, a.recorded_at, a.recorded_at
+                FROM appended a
+                JOIN unnest(:1::text[], :2::text[], :3::text[], :4::uuid[], :5::text[], :6::text[], :7::text[], :8::timestamptz[])
+                     WITH ORDINALITY AS d(id, org_id, endpoint_id, event_id, event_type, transaction_id, body, event_recorded_at, ord) USING (ord)
+                WHERE a.status = 'appended'
+                ON CONFLICT (id) DO NOTHING`,
+          params: [
+            chunk.map((d) => d.delivery_id),
+            chunk.map((d) => d.organization_id),
+            chunk.map((d) => d.endpoint_id),
+            chunk.map((d) => d.webhook_id),
+            chunk.map((d) => d.event_type),
+            chunk.map((d) => d.transaction_id),
+            chunk.map((d) => JSON.stringify(d.body)),
+            chunk.map((d) => d.event_recorded_at),
+          ],
+          name: 'webhook_schedule_many',
+        },
+      );
+    }
+  }
+
   async get(id: string, executor: SqlExecutor = this.db): Promise<DeliveryRow | null> {
     const [row] = await executor.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = $1', [id], { name: 'webhook_delivery_by_id' });
     return row ?? null;
+  }
+
+  /** Several deliveries in one query (the processor batches its loads); absent ones are missing from the map. */
+  async getMany(ids: string[]): Promise<Map<string, DeliveryRow>> {
+    const rows = await this.db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ANY($1::text[])', [ids], { name: 'webhook_deliveries_by_ids' });
+    return new Map(rows.map((r) => [r.id, r]));
   }
 
   async lock(tx: SqlExecutor, id: string): Promise<DeliveryRow | null> {

@@ -7,6 +7,7 @@ import { newEndpointId } from '../domain/ids';
 import { newEndpointSecret } from '../domain/signing';
 import { isTargetProblem, parseTarget } from '../domain/target';
 import { TargetGuard } from '../sending/target-guard';
+import { ENDPOINTS_CHANGED_CHANNEL, SendTarget } from './endpoint-cache';
 import { applyEndpointEvent, EndpointCreated, EndpointDeleted, EndpointSecretRotated, EndpointUpdated } from './endpoint.events';
 
 /** After a rotation the previous secret keeps signing beside the new one this long. */
@@ -72,6 +73,8 @@ export async function lockEndpoint(tx: SqlExecutor, id: string): Promise<Endpoin
  * written together. Another organization's endpoint answers 404, like a missing one.
  */
 export class EndpointService {
+  private readonly changeListeners: (() => void)[] = [];
+
   constructor(
     private readonly db: SqlDatabase,
     private readonly store: SqlEventStore,
@@ -166,15 +169,38 @@ export class EndpointService {
     return { id, secret, previous_secret_expires_at: until.toISOString() };
   }
 
-  /** The secrets that sign now, newest first. */
-  async liveSecrets(endpointId: string, at: Date, executor: SqlExecutor = this.db): Promise<string[]> {
-    const rows = await executor.query<{ secret_id: string; sealed: string }>(
-      `SELECT secret_id, sealed FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > $2)
+  /** The endpoint as an attempt needs it (see EndpointCache), with its secrets still live now; null when absent. */
+  async sendTarget(endpointId: string): Promise<SendTarget | null> {
+    const [row] = await this.db.query<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = $1', [endpointId], { name: 'webhook_endpoint_by_id' });
+    if (!row) return null;
+    const secrets = await this.db.query<{ secret_id: string; sealed: string; expires_at: Date | string | null }>(
+      `SELECT secret_id, sealed, expires_at FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND (expires_at IS NULL OR expires_at > $2)
        ORDER BY created_at DESC, secret_id`,
-      [endpointId, at.toISOString()],
-      { name: 'webhook_live_secrets' },
+      [endpointId, this.now().toISOString()],
+      { name: 'webhook_send_target_secrets' },
     );
-    return rows.map((r) => decryptSecret(this.kek, r.sealed, secretAad(endpointId, r.secret_id)).toString('utf8'));
+    return {
+      id: row.id,
+      org_id: row.org_id,
+      url: row.url,
+      enabled: row.enabled,
+      deleted: row.deleted_at !== null,
+      secrets: secrets.map((r) => ({
+        secret: decryptSecret(this.kek, r.sealed, secretAad(endpointId, r.secret_id)).toString('utf8'),
+        expiresAt: r.expires_at === null ? null : new Date(r.expires_at).getTime(),
+      })),
+    };
+  }
+
+  /** Runs `listener` (at once, in this process) whenever this service announces a change. */
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  /** Tells this process at once, and every other through NOTIFY, that an endpoint changed; call after the commit. */
+  async announceChange(): Promise<void> {
+    for (const listener of this.changeListeners) listener();
+    await this.db.notify(ENDPOINTS_CHANGED_CHANNEL).catch(() => undefined);
   }
 
   private async storeSecret(tx: SqlExecutor, endpointId: string, secretId: string, secret: string): Promise<void> {
@@ -193,5 +219,6 @@ export class EndpointService {
       if (!row || row.org_id !== orgId) throw new AppError('not_found', `webhook endpoint ${id} not found`, 404);
       await recordEndpointEvents(this.store, tx, id, Number(row.revision), await build(tx));
     });
+    await this.announceChange();
   }
 }

@@ -6,6 +6,7 @@ import { DeliveryProcessor } from '../delivery/delivery.processor';
 import { DeliveryRepository } from '../delivery/delivery.repository';
 import { DeliveryService } from '../delivery/delivery.service';
 import { fanOutProjection } from '../delivery/fan-out.projection';
+import { EndpointCache } from '../endpoints/endpoint-cache';
 import { EndpointService } from '../endpoints/endpoint.service';
 import { BullMqDeliveryQueue } from '../queue/bullmq-queue';
 import { DeliveryQueue } from '../queue/delivery-queue.port';
@@ -53,6 +54,15 @@ export class WebhooksModule implements OnApplicationBootstrap, BeforeApplication
           useFactory: (db: SqlDatabase, store: SqlEventStore, kek: Buffer, guard: TargetGuard) => new EndpointService(db, store, kek, guard),
           inject: [SqlDatabase, SqlEventStore, KEY_ENCRYPTION_KEY, TargetGuard],
         },
+        {
+          provide: EndpointCache,
+          useFactory: (db: SqlDatabase, endpoints: EndpointService) => {
+            const cache = new EndpointCache(db, (id) => endpoints.sendTarget(id));
+            endpoints.onChange(() => cache.clear()); // this process at once; others through NOTIFY
+            return cache;
+          },
+          inject: [SqlDatabase, EndpointService],
+        },
         { provide: DeliveryRepository, useFactory: (db: SqlDatabase, store: SqlEventStore) => new DeliveryRepository(db, store), inject: [SqlDatabase, SqlEventStore] },
         {
           provide: DeliveryQueue,
@@ -65,9 +75,18 @@ export class WebhooksModule implements OnApplicationBootstrap, BeforeApplication
         ServiceSigner,
         {
           provide: DeliveryProcessor,
-          useFactory: (db: SqlDatabase, store: SqlEventStore, deliveries: DeliveryRepository, endpoints: EndpointService, sender: HttpSender, signer: ServiceSigner, logger?: Logger) =>
-            new DeliveryProcessor(db, store, deliveries, endpoints, sender, signer, { retryScheduleMs: settings.retryScheduleMs, disableAfterDays: settings.disableAfterDays }, logger),
-          inject: [SqlDatabase, SqlEventStore, DeliveryRepository, EndpointService, HttpSender, ServiceSigner, { token: LOGGER, optional: true }],
+          useFactory: (
+            db: SqlDatabase,
+            store: SqlEventStore,
+            deliveries: DeliveryRepository,
+            endpoints: EndpointService,
+            targets: EndpointCache,
+            sender: HttpSender,
+            signer: ServiceSigner,
+            logger?: Logger,
+          ) =>
+            new DeliveryProcessor(db, store, deliveries, endpoints, targets, sender, signer, { retryScheduleMs: settings.retryScheduleMs, disableAfterDays: settings.disableAfterDays }, logger),
+          inject: [SqlDatabase, SqlEventStore, DeliveryRepository, EndpointService, EndpointCache, HttpSender, ServiceSigner, { token: LOGGER, optional: true }],
         },
         {
           provide: DeliveryService,
