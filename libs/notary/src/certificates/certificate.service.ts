@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@app/core';
 import { canonicalJson, fromBase64Url, keyVerdict, KeyVerdict, parseSha256, sha256Hex, toBase64Url, verifyEd25519 } from '@app/crypto';
-import { RecordedEvent, SqlDatabase, SqlEventStore, SqlExecutor } from '@app/event-store';
+import { AppendFollowUp, RecordedEvent, SqlDatabase, SqlEventStore, SqlExecutor, sqlState } from '@app/event-store';
 import {
   CERT_SCHEMA_VERSION,
   CertificatePayload,
@@ -65,10 +65,10 @@ export interface VerificationReport extends VerificationResult {
   checks: { canonical_payload_hash: string; signature: string | null };
 }
 
-/** The certificates read model, applied inside the issuing (or importing) transaction. */
+/** The certificates read model, applied inside the importing transaction. */
 export async function applyCertificateEvent(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
   if (event.type !== 'CertificateIssued' && event.type !== 'CertificateImported') return;
-  const { org_id, manifest, prediction_hashes } = event.data as CertificateIssued;
+  const { org_id, manifest } = event.data as CertificateIssued;
   await tx.query(
     `INSERT INTO certificates (certificate_id, org_id, schema_version, payload, signature, key_id, dataset_hash, issued_at, imported)
      VALUES ($1, $2, $3, $4::json, $5, $6, $7, $8, $9) ON CONFLICT (certificate_id) DO NOTHING`,
@@ -84,12 +84,37 @@ export async function applyCertificateEvent(event: RecordedEvent, tx: SqlExecuto
       event.type === 'CertificateImported',
     ],
   );
-  if (prediction_hashes) {
-    await tx.query(
-      'INSERT INTO prediction_manifests (certificate_id, manifest_hash, prediction_hashes) VALUES ($1, $2, $3::json) ON CONFLICT DO NOTHING',
-      [manifest.payload.certification_id, manifest.payload.manifest_hash, JSON.stringify(prediction_hashes)],
-    );
-  }
+  await applyPredictionManifest(event, tx);
+}
+
+/** A certified prediction manifest's hashes, kept so inclusion proofs can be served. */
+async function applyPredictionManifest(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
+  const { manifest, prediction_hashes } = event.data as CertificateIssued;
+  if (!prediction_hashes) return;
+  await tx.query(
+    'INSERT INTO prediction_manifests (certificate_id, manifest_hash, prediction_hashes) VALUES ($1, $2, $3::json) ON CONFLICT DO NOTHING',
+    [manifest.payload.certification_id, manifest.payload.manifest_hash, JSON.stringify(prediction_hashes)],
+  );
+}
+
+/** Raised by `notary_take_issuance` (credits migrations) when the organization has no issuance left. */
+const PAYWALL_SQLSTATE = 'SG402';
+
+/**
+ * What an issuance writes beside its event, in the append's own statement: the organization's
+ * issuance slot (free quota plus credits; the row lock serializes the organization's issuances,
+ * so no race can overrun it; none left aborts the whole statement with SG402) and the
+ * certificates row. Equivalent to applyCertificateEvent for a CertificateIssued.
+ */
+function issuanceRow(orgId: string, manifest: SignedManifest): AppendFollowUp {
+  const p = manifest.payload;
+  return {
+    name: 'notary_issue',
+    sql: `INSERT INTO certificates (certificate_id, org_id, schema_version, payload, signature, key_id, dataset_hash, issued_at, imported)
+          SELECT :1::uuid, :2::text, :3::text, :4::json, :5::text, :6::uuid, :7::text, :8::timestamptz, false FROM appended
+          WHERE CASE WHEN status = 'appended' THEN notary_take_issuance(:2::text, :9::integer) ELSE false END`,
+    params: [p.certification_id, orgId, p.schema_version, JSON.stringify(p), manifest.signature.value, manifest.signature.key_id, p.dataset_hash, p.timestamp, FREE_ISSUANCES],
+  };
 }
 
 /**
@@ -146,23 +171,30 @@ export class CertificateService {
       payload,
       signature: { alg: 'Ed25519', key_id, value: toBase64Url(signature) },
     };
-    await this.db.transaction(async (tx) => {
-      // One issuance at a time per organization, so the free quota cannot be overrun by a race.
-      // Imported legacy certificates were not issued here and do not count.
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`notary:${orgId}`]);
-      const [{ n }] = await tx.query<{ n: string | number }>('SELECT count(*) AS n FROM certificates WHERE org_id = $1 AND NOT imported', [orgId]);
-      const [credits] = await tx.query<{ purchased: number }>('SELECT purchased FROM notary_credits WHERE org_id = $1', [orgId]);
-      if (Number(n) >= FREE_ISSUANCES + Number(credits?.purchased ?? 0)) {
+    const data: CertificateIssued = {
+      org_id: orgId,
+      manifest,
+      ...(prediction.kind === 'manifest' ? { prediction_hashes: (digest.json as { prediction_hashes: string[] }).prediction_hashes } : {}),
+    };
+    const stream = certificateStream(certificateId);
+    const events = [{ type: 'CertificateIssued', data }];
+    const followUp = issuanceRow(orgId, manifest);
+    try {
+      if (!data.prediction_hashes) {
+        // The append, the paywall slot and the certificates row in one statement: one round trip, atomic.
+        await this.store.append(stream, events, { expectedRevision: 'no_stream', followUp });
+      } else {
+        await this.db.transaction(async (tx) => {
+          const result = await this.store.appendIn(tx, stream, events, 'no_stream', followUp);
+          for (const e of result.events) await applyPredictionManifest(e, tx);
+        });
+      }
+    } catch (err) {
+      if (sqlState(err) === PAYWALL_SQLSTATE) {
         throw new AppError('notary_paywall', `The free quota of ${FREE_ISSUANCES} certifications and any credits are used up; add credits through /api/payments/notary-credits-checkout`, 402);
       }
-      const data: CertificateIssued = {
-        org_id: orgId,
-        manifest,
-        ...(prediction.kind === 'manifest' ? { prediction_hashes: (digest.json as { prediction_hashes: string[] }).prediction_hashes } : {}),
-      };
-      const result = await this.store.appendIn(tx, certificateStream(certificateId), [{ type: 'CertificateIssued', data }], 'no_stream');
-      for (const e of result.events) await applyCertificateEvent(e, tx);
-    });
+      throw err;
+    }
     return manifest;
   }
 

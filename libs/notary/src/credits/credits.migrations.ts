@@ -10,4 +10,29 @@ export const creditMigrations: Migration[] = [
       );
     `,
   },
+  {
+    // The paywall's counter: certificates issued per organization (imported ones never count),
+    // taken atomically by the issuing statement instead of counting rows under a lock.
+    id: 'notary_007_issuance_counter',
+    sql: `
+      ALTER TABLE notary_credits ADD COLUMN IF NOT EXISTS issued integer NOT NULL DEFAULT 0;
+      INSERT INTO notary_credits (org_id, purchased, issued)
+        SELECT org_id, 0, count(*) FROM certificates WHERE NOT imported GROUP BY org_id
+        ON CONFLICT (org_id) DO UPDATE SET issued = EXCLUDED.issued;
+      -- One issuance slot for the organization, or SQLSTATE SG402 (notary_paywall), which aborts
+      -- the whole statement that asked, the certificate's append included. The row lock
+      -- serializes an organization's issuances until that statement commits.
+      CREATE OR REPLACE FUNCTION notary_take_issuance(p_org text, p_free integer) RETURNS boolean
+      LANGUAGE plpgsql AS $fn$
+      BEGIN
+        INSERT INTO notary_credits AS c (org_id, purchased, issued) VALUES (p_org, 0, 1)
+          ON CONFLICT (org_id) DO UPDATE SET issued = c.issued + 1 WHERE c.issued < p_free + c.purchased;
+        IF NOT FOUND THEN
+          RAISE EXCEPTION 'notary_paywall' USING ERRCODE = 'SG402';
+        END IF;
+        RETURN true;
+      END
+      $fn$;
+    `,
+  },
 ];
