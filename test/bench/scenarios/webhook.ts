@@ -15,13 +15,14 @@
  * a low p99. errors = deliveries not received (or not recorded as delivered in the store) within
  * BENCH_DEADLINE_MS of the last append, plus requests with a bad signature.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { Client } from 'pg';
-import { createRedis } from '@app/core';
+import { APP_CONFIG, AppConfig, createRedis, KEY_ENCRYPTION_KEY } from '@app/core';
 import { NewEvent, SqlDatabase, SqlEventStore } from '@app/event-store';
 import { WEBHOOK_SETTINGS, WebhookSettings } from '@app/webhooks';
 import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, startBenchApi } from '../api';
@@ -63,6 +64,32 @@ function lifecycle(orgId: string): { stream: string; events: NewEvent[] } {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A `start:worker` process (the built worker app): projections, fan-out and delivery, no HTTP. */
+async function startWorker(env: Record<string, string>): Promise<{ stop(): Promise<void>; output(): string }> {
+  const child = spawn(process.execPath, [join(__dirname, '..', '..', '..', 'apps', 'worker', 'src', 'main.js')], {
+    env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const keep = (d: Buffer) => (out = (out + d.toString()).slice(-20_000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  const running = (async () => {
+    while (!out.includes('sigil worker running') && child.exitCode === null) await sleep(50);
+  })();
+  const code = await Promise.race([running.then(() => 'running' as const), exited, sleep(60_000).then(() => 'timeout' as const)]);
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await Promise.race([exited, sleep(15_000).then(() => child.kill('SIGKILL'))]);
+  };
+  if (code !== 'running') {
+    await stop();
+    throw new Error(`worker process did not start (${code}): ${out.slice(-2000)}`);
+  }
+  return { stop, output: () => out };
+}
 
 class Receiver {
   private constructor(
@@ -183,6 +210,7 @@ export const webhookScenario: Scenario = {
     const warmup = envInt('BENCH_WARMUP', 3_000);
     const deadlineMs = envInt('BENCH_DEADLINE_MS', 60_000);
     const appenders = envInt('BENCH_CONCURRENCY', 16);
+    const workerCount = process.env.BENCH_WORKERS?.trim() === '0' || !process.env.BENCH_WORKERS ? 0 : envInt('BENCH_WORKERS', 1);
     const webhookConcurrency = process.env.WEBHOOK_CONCURRENCY;
     const url = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
     const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
@@ -219,13 +247,14 @@ export const webhookScenario: Scenario = {
         scopes: ['webhooks:manage'],
         orgName: 'bench-webhook',
         env: {
-          WORKERS: 'on',
+          WORKERS: workerCount > 0 ? 'off' : 'on',
           RATE_LIMITS: 'off',
           WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
           WEBHOOK_QUEUE_PREFIX: prefix,
           ...(webhookConcurrency ? { WEBHOOK_CONCURRENCY: webhookConcurrency } : {}),
         },
       });
+      const workers: Awaited<ReturnType<typeof startWorker>>[] = [];
       try {
         const settings = api.app.get<symbol, WebhookSettings>(WEBHOOK_SETTINGS);
         base = { ...base, concurrency: settings.concurrency };
@@ -252,7 +281,20 @@ export const webhookScenario: Scenario = {
           await r.setSecret(path, ep.secret);
         }
         const [{ org_id: orgId }] = await db.query<{ org_id: string }>('SELECT org_id FROM webhook_endpoints WHERE id = $1', [endpointIds[0]]);
-        log(`webhook: schema ${schema}, queue prefix ${prefix}, ${endpointCount} endpoint(s), webhook concurrency ${settings.concurrency}, rate ${rate || 'unpaced'}/s, load ${loadAtStart.join(' ')}`);
+        const config = api.app.get<symbol, AppConfig>(APP_CONFIG);
+        const workerEnv = {
+          DATABASE_URL: config.DATABASE_URL!,
+          REDIS_URL: config.REDIS_URL!,
+          KEY_ENCRYPTION_KEY: api.app.get<symbol, Buffer>(KEY_ENCRYPTION_KEY).toString('base64'),
+          WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+          WEBHOOK_QUEUE_PREFIX: prefix,
+          ...(webhookConcurrency ? { WEBHOOK_CONCURRENCY: webhookConcurrency } : {}),
+        };
+        for (let i = 0; i < workerCount; i++) workers.push(await startWorker(workerEnv));
+        log(
+          `webhook: schema ${schema}, queue prefix ${prefix}, ${endpointCount} endpoint(s), ${workerCount ? `${workerCount} worker process(es)` : 'workers in this process'}, ` +
+            `webhook concurrency ${settings.concurrency} per process, rate ${rate || 'unpaced'}/s, load ${loadAtStart.join(' ')}`,
+        );
 
         const waitReceived = async (target: number, label: string): Promise<void> => {
           const deadline = Date.now() + deadlineMs;
@@ -324,7 +366,10 @@ export const webhookScenario: Scenario = {
           ed25519_checked: r.count('ed25519Checked'),
           recorded_delivered: recorded,
           warmup_deliveries: warm.expected.size,
+          worker_processes: workerCount,
           node_cpu_pct: round(((cpu.user + cpu.system) / 1000 / elapsedMs) * 100, 0),
+          // This process's CPU (all threads: service, producer, receiver) per delivery: comparable across runs on a busy machine.
+          node_cpu_us_per_delivery: latencies.length ? round((cpu.user + cpu.system) / latencies.length, 0) : 0,
           event_loop_pct: round(elu.utilization * 100, 0),
           elapsed_s: round(elapsedMs / 1000, 2),
           load_at_start: loadAtStart,
@@ -334,6 +379,7 @@ export const webhookScenario: Scenario = {
         else if (badSignatures > 0) result.error = `${badSignatures} requests with a bad signature`;
         return result;
       } finally {
+        await Promise.all(workers.map((w) => w.stop()));
         await api.close();
       }
     } catch (err) {
