@@ -160,11 +160,12 @@ export function eventStoreContract(adapter: string, makeHarness: () => ContractH
 
     describe('appendManyIn: several streams in one statement', () => {
       it('appends to each stream as its own append (revisions, hash chains, positions), in one statement', async () => {
-        const a = stream('many');
+        const a = stream('many "quoted" \\ é');
         const b = stream('many');
         await store.append(b, [ev('Opened')]);
+        const awkward = { text: 'nul\u0000 € 😀 "q" \\ \n', n: [0, -0.5, 1e21] };
         const outcomes = await store.appendManyIn(db, [
-          { stream: a, events: [ev('A1', { n: 1 }), ev('A2', { n: 2 })], expected: 'no_stream' },
+          { stream: a, events: [ev('A1', awkward, { metadata: { actor: 'a "b"' } }), ev('A2', { n: 2 })], expected: 'no_stream' },
           { stream: b, events: [ev('B1', { n: 3 })], expected: 0 },
         ]);
         expect(outcomes.map((o) => o.status)).toEqual(['appended', 'appended']);

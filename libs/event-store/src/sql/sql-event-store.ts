@@ -64,11 +64,15 @@ function withFollowUp(followUp: AppendFollowUp): string {
   return `WITH appended AS MATERIALIZED (${APPEND_SQL}), follow_up AS (${sql}) SELECT * FROM appended`;
 }
 
-/** `sigil_append_many`: each append's events are the slice [lo:hi] of the flattened arrays. */
+/**
+ * `sigil_append_many`: each append's events are the slice [lo:hi] of the flattened arrays. Text
+ * arrays travel as JSON arrays (JSON.stringify is native; pg's array literals escape in JS).
+ */
+const jsonTexts = (n: number) => `ARRAY(SELECT json_array_elements_text($${n}::json))`;
 const APPEND_MANY_SQL = `SELECT a.ord, a.status, a.stream_revision, a.first_position, a.hashes, a.previous_hash, $9::timestamptz AS recorded_at
-  FROM sigil_append_many($1::text[], $2::text[], $3::int[], $4::int[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::timestamptz,
-                         $10::text[], $11::text[], $12::text[]) a`;
-const APPEND_MANY_PARAMS = 12;
+  FROM sigil_append_many(${jsonTexts(1)}, ${jsonTexts(2)}, $3::int[], $4::int[], $5::uuid[], ${jsonTexts(6)}, ${jsonTexts(7)}, ${jsonTexts(8)},
+                         $9::timestamptz, $10::text, ${jsonTexts(11)}) a`;
+const APPEND_MANY_PARAMS = 11;
 
 /** `appendManyIn`'s read-model writes: one or more statements, sharing the parameters `:1`, `:2`, … */
 export interface ManyAppendFollowUp extends Omit<AppendFollowUp, 'sql'> {
@@ -214,17 +218,23 @@ export class SqlEventStore extends EventStore {
     if (appends.length === 0) return [];
     const recordedAt = this.now().toISOString();
     const cols = { streams: [] as string[], expected: [] as string[], lo: [] as number[], hi: [] as number[] };
-    const flat = { ids: [] as string[], types: [] as string[], data: [] as string[], metadata: [] as string[], heads: [] as string[], mids: [] as string[], tails: [] as string[] };
+    const flat = { ids: [] as string[], types: [] as string[], data: [] as string[], metadata: [] as string[], tails: [] as string[] };
     const prepared = appends.map((a) => {
       const expected = a.expected ?? 'any';
       validateAppend(a.stream, a.events, expected);
       const p = prepareAll(a.events);
-      const f = fragments(a.stream, p, recordedAt);
       cols.streams.push(a.stream);
       cols.expected.push(String(expected));
       cols.lo.push(flat.ids.length + 1);
       cols.hi.push(flat.ids.length + p.length);
-      for (const k of Object.keys(flat) as (keyof typeof flat)[]) for (const v of f[k]) flat[k].push(v);
+      const streamJson = canonicalJson(a.stream);
+      for (const e of p) {
+        flat.ids.push(e.event_id);
+        flat.types.push(e.type);
+        flat.data.push(e.dataJson);
+        flat.metadata.push(e.metadataJson);
+        flat.tails.push(tailFragment(streamJson, e.type));
+      }
       return p;
     });
     if (new Set(flat.ids).size !== flat.ids.length) throw new InvalidAppend('event ids repeat within one append');
@@ -240,7 +250,20 @@ export class SqlEventStore extends EventStore {
     const rows = await tx
       .query<AppendRow & { ord: number }>(
         sql,
-        [cols.streams, cols.expected, cols.lo, cols.hi, flat.ids, flat.types, flat.data, flat.metadata, recordedAt, flat.heads, flat.mids, flat.tails, ...(followUp?.params ?? [])],
+        [
+          JSON.stringify(cols.streams),
+          JSON.stringify(cols.expected),
+          cols.lo,
+          cols.hi,
+          flat.ids,
+          JSON.stringify(flat.types),
+          JSON.stringify(flat.data),
+          JSON.stringify(flat.metadata),
+          recordedAt,
+          midFragment(recordedAt),
+          JSON.stringify(flat.tails),
+          ...(followUp?.params ?? []),
+        ],
         followUp?.name ? { name: `sigil_append_many_${followUp.name}` } : followUp ? {} : { name: 'sigil_append_many' },
       )
       .catch(tooManyEvents);
@@ -468,7 +491,7 @@ function prepareAll(events: NewEvent[]): PreparedEvent[] {
  */
 function fragments(stream: string, prepared: PreparedEvent[], recordedAt: string) {
   const streamJson = canonicalJson(stream);
-  const mid = `,"recorded_at":${canonicalJson(recordedAt)},"revision":`;
+  const mid = midFragment(recordedAt);
   return {
     ids: prepared.map((e) => e.event_id),
     types: prepared.map((e) => e.type),
@@ -476,9 +499,12 @@ function fragments(stream: string, prepared: PreparedEvent[], recordedAt: string
     metadata: prepared.map((e) => e.metadataJson),
     heads: prepared.map((e) => `{"data":${e.dataJson},"event_id":${canonicalJson(e.event_id)},"metadata":${e.metadataJson},"prev_hash":`),
     mids: prepared.map(() => mid),
-    tails: prepared.map((e) => `,"stream_id":${streamJson},"type":${canonicalJson(e.type)}}`),
+    tails: prepared.map((e) => tailFragment(streamJson, e.type)),
   };
 }
+
+const midFragment = (recordedAt: string) => `,"recorded_at":${canonicalJson(recordedAt)},"revision":`;
+const tailFragment = (streamJson: string, type: string) => `,"stream_id":${streamJson},"type":${canonicalJson(type)}}`;
 
 const tooManyEvents = (err: unknown): never => {
   if (sqlState(err) === '54000') throw new InvalidAppend('one transaction may append at most 65,536 events');
