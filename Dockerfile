@@ -2,7 +2,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# --ignore-scripts: the sources are not copied yet, so `prepare` (the build) runs below instead.
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
 RUN npm run build && npm run build:sdk && npm prune --omit=dev
 

@@ -17,6 +17,8 @@ const entries = {
   bench: 'dist/test/bench/main.js',
   cli: 'dist/apps/cli/src/main.js',
   'sdk-generate': 'dist/apps/api/src/openapi/generate-sdk-types.js',
+  // `npm ci` runs this (the `prepare` script): build everything `npm start` needs, run nothing.
+  build: null,
 };
 
 function newestMtime(path) {
@@ -73,12 +75,12 @@ function build() {
 }
 
 const role = process.argv[2];
-if (!entries[role]) {
+if (!(role in entries)) {
   process.stderr.write(`usage: node scripts/start.js <${Object.keys(entries).join('|')}> [args]\n`);
   process.exit(2);
 }
 buildIfNeeded();
-if (role === 'api') {
+if (role === 'api' || role === 'build') {
   // The /verify page checks signatures in the visitor's browser with the SDK's browser bundle.
   try {
     require('./sdk-build').ensureSdkBuilt(['browser']);
@@ -86,5 +88,7 @@ if (role === 'api') {
     process.stderr.write(`sigil: the SDK's browser bundle could not be built (${err.message}); the /verify page will say its in-browser check is unavailable\n`);
   }
 }
-process.argv.splice(1, 2, join(root, entries[role]));
-require(join(root, entries[role]));
+if (role !== 'build') {
+  process.argv.splice(1, 2, join(root, entries[role]));
+  require(join(root, entries[role]));
+}
