@@ -16,7 +16,8 @@ import {
 import { validatePredictionPayload } from '../domain/prediction-schemas';
 import { predictionInclusionProof, verifyPredictionProof } from '../domain/merkle';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
-import { BatchLoader, CachedCertificate, CertificateRow, deepFreeze, LruCache, sameRow, SignatureCheck } from './certificate-cache';
+import { BatchLoader, deepFreeze, LruCache } from '../support/caching';
+import { CachedCertificate, CertificateRow, sameRow, SignatureCheck } from './certificate-cache';
 
 export const FREE_ISSUANCES = 3;
 /** Certificates kept in memory per process (parsed manifest and signature check): about 2-3 KB each. */
