@@ -16,6 +16,8 @@ export interface HttpLoadSpec {
   method: 'GET' | 'POST';
   /** May contain `{op}` and `{ip}`. */
   path: string;
+  /** When given, operation `op` requests `paths[op % paths.length]` instead of `path`. */
+  paths?: string[];
   /** Sent on every request; values may contain `{op}` and `{ip}`. */
   headers: Record<string, string>;
   /** Extra headers of client `i` (e.g. its own API key), by client index. */
@@ -53,7 +55,8 @@ const fill = (template: string, op: number): string =>
 
 function requestBytes(spec: HttpLoadSpec, host: string, client: number, op: number): Buffer {
   const body = spec.body === undefined ? undefined : Buffer.from(fill(spec.body, op));
-  let head = `${spec.method} ${fill(spec.path, op)} HTTP/1.1\r\nhost: ${host}\r\n`;
+  const path = spec.paths?.length ? spec.paths[op % spec.paths.length] : spec.path;
+  let head = `${spec.method} ${fill(path, op)} HTTP/1.1\r\nhost: ${host}\r\n`;
   for (const [k, v] of Object.entries(spec.headers)) head += `${k}: ${fill(v, op)}\r\n`;
   for (const [k, v] of Object.entries(spec.clientHeaders?.[client] ?? {})) head += `${k}: ${fill(v, op)}\r\n`;
   if (body) head += `content-length: ${body.length}\r\n`;

@@ -3,6 +3,7 @@ import { AppError } from '@app/core';
 import { SqlDatabase, SqlEventStore } from '@app/event-store';
 import { certificateStream } from '../certificates/certificate.service';
 import type { CertificateIssued } from '../certificates/certificate.service';
+import { BatchLoader, deepFreeze, LruCache } from '../support/caching';
 import { ArtifactType, RegistryEntryEdited, RegistryEntryRegistered } from './registry.projection';
 
 export interface RegistryQuery {
@@ -45,47 +46,137 @@ function decodeCursor(cursor: string): [string, string] {
   throw new AppError('validation_failed', 'cursor is not one this service issued', 400, [{ field: 'cursor', message: 'invalid cursor' }]);
 }
 
+const COLUMNS = 'id, slug, title, summary, artifact_type, status, certificate_id, artifact_hash, rows_count, industry, tags, visibility, created_at';
+/** How many filtered entries a text search walks in page order before leaving the plan to the planner. */
+const WALK_LIMIT = 2000;
+
+/** Listings kept per process (about 25-60 KB each at 50 items). */
+export const REGISTRY_PAGE_CACHE_SIZE = 256;
+
+/** A RegistryEntry as the spec names its fields. */
+export interface RegistryItem {
+  id: string;
+  slug: string;
+  title: string;
+  summary: string | null;
+  artifactType: string;
+  status: string;
+  certificateId: string | null;
+  artifactHash: string | null;
+  rowsCount: number | null;
+  industry: string | null;
+  tags: string[];
+  visibility: string;
+  verificationUrl: string | null;
+}
+
+export interface RegistryPage {
+  items: RegistryItem[];
+  total: number;
+  next_cursor: string | null;
+}
+
+/** A computed page, the registry version it was read at, and its JSON once serialized. */
+interface Listing {
+  version: string;
+  page: RegistryPage;
+  json?: string;
+}
+
 export class RegistryService {
+  private readonly pages = new LruCache<Listing>(REGISTRY_PAGE_CACHE_SIZE);
+  private readonly version = new BatchLoader<string>(async () => {
+    const [row] = await this.db.query<{ version: string | number }>('SELECT version FROM registry_state', [], { name: 'registry_version' });
+    return new Map(row ? [['registry', String(row.version)]] : []);
+  });
+
   constructor(
     private readonly db: SqlDatabase,
     private readonly store: SqlEventStore,
     private readonly baseUrl: string,
   ) {}
 
-  /** A page of entries, newest first; `private` lists only the caller's organization. */
-  async list(query: RegistryQuery, orgId?: string) {
+  /**
+   * A page of entries, newest first; `private` lists only the caller's organization. The page,
+   * its exact total and the registry's version are read in one statement (one snapshot); the
+   * result is kept per process and served again while the version has not moved, which every
+   * request checks (the checks of one moment share one query).
+   */
+  async list(query: RegistryQuery, orgId?: string): Promise<RegistryPage> {
+    return (await this.listing(query, orgId)).page;
+  }
+
+  /** The same page as JSON text, serialized once per version (a page of 50 is about 30 KB). */
+  async listJson(query: RegistryQuery, orgId?: string): Promise<string> {
+    const listing = await this.listing(query, orgId);
+    return (listing.json ??= JSON.stringify(listing.page));
+  }
+
+  private async listing(query: RegistryQuery, orgId?: string): Promise<Listing> {
+    const key = JSON.stringify([query.visibility, query.visibility === 'private' ? orgId : null, query.status, query.artifact_type, query.industry, query.q, query.limit, query.cursor]);
+    const version = await this.version.load('registry');
+    const cached = this.pages.get(key);
+    if (cached && version !== undefined && cached.version === version) return cached;
+    const { page, version: computedAt } = await this.compute(query, orgId);
+    const listing: Listing = { version: computedAt ?? '', page };
+    if (computedAt !== null) this.pages.set(key, listing);
+    return listing;
+  }
+
+  private async compute(query: RegistryQuery, orgId?: string): Promise<{ page: RegistryPage; version: string | null }> {
     const params: unknown[] = [query.visibility];
-    let where = 'visibility = $1';
+    const filters = ['visibility = $1'];
     const add = (clause: string, value: unknown) => {
       params.push(value);
-      where += ` AND ${clause.replace('?', `$${params.length}`)}`;
+      filters.push(clause.replace('?', `$${params.length}`));
     };
     if (query.visibility === 'private') add('org_id = ?', orgId);
     if (query.status) add('status = ?', query.status);
     if (query.artifact_type) add('artifact_type = ?', query.artifact_type);
     if (query.industry) add('industry = ?', query.industry);
-    if (query.q) add(`search @@ websearch_to_tsquery('simple', ?)`, query.q);
-    const filterParams = [...params];
-    const filterWhere = where;
+    let text: string | null = null;
+    if (query.q) {
+      params.push(query.q);
+      text = `search @@ websearch_to_tsquery('simple', $${params.length})`;
+    }
+    const counted = [...filters, ...(text ? [text] : [])].join(' AND ');
     if (query.cursor) {
       const [at, id] = decodeCursor(query.cursor);
       params.push(at, id);
-      where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;
+      filters.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
     }
     params.push(query.limit + 1);
-    const [rows, [{ n }]] = await Promise.all([
-      this.db.query<Row>(
-        `SELECT id, slug, title, summary, artifact_type, status, certificate_id, artifact_hash, rows_count, industry, tags, visibility, created_at
-         FROM registry_entries WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    const limit = `$${params.length}`;
+    const page = (walk: boolean) =>
+      text && walk
+        ? // Walk the newest entries that pass the filters, in index order, testing the text query
+          // on each, and stop at a full page: the planner cannot know how often the text query
+          // matches within the filters, and a misjudged bitmap plan reads every match to sort them.
+          `SELECT ${COLUMNS} FROM (SELECT ${COLUMNS}, search FROM registry_entries WHERE ${filters.join(' AND ')}
+             ORDER BY created_at DESC, id DESC LIMIT ${WALK_LIMIT}) w WHERE ${text} ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+        : `SELECT ${COLUMNS} FROM registry_entries WHERE ${[...filters, ...(text ? [text] : [])].join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+    // One row per item (or one row of nulls for an empty page), each with the total and the version.
+    const run = (walk: boolean) =>
+      this.db.query<Row & { total: string | number; version: string | number | null }>(
+        `SELECT t.total, (SELECT version FROM registry_state) AS version, p.*
+         FROM (SELECT count(*) AS total FROM registry_entries WHERE ${counted}) t
+         LEFT JOIN LATERAL (${page(walk)}) p ON true
+         ORDER BY p.created_at DESC, p.id DESC`,
         params,
-      ),
-      this.db.query<{ n: string | number }>(`SELECT count(*) AS n FROM registry_entries WHERE ${filterWhere}`, filterParams),
-    ]);
-    const page = rows.slice(0, query.limit);
+      );
+    let rows = await run(true);
+    const full = (r: typeof rows) => r.filter((x) => x.id !== null).length > query.limit;
+    // A short page from the walk may only mean the walk ended first: ask the planner's way.
+    if (text && !full(rows)) rows = await run(false);
+    const found = rows.filter((r) => r.id !== null);
+    const items = found.slice(0, query.limit);
     return {
-      items: page.map((r) => this.view(r)),
-      total: Number(n),
-      next_cursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]) : null,
+      page: deepFreeze({
+        items: items.map((r) => this.view(r)),
+        total: Number(rows[0].total),
+        next_cursor: found.length > query.limit ? encodeCursor(items[items.length - 1]) : null,
+      }),
+      version: rows[0].version === null ? null : String(rows[0].version),
     };
   }
 
@@ -111,7 +202,7 @@ export class RegistryService {
     throw new AppError('not_found', `registry entry ${id} not found`, 404);
   }
 
-  private view(r: Row) {
+  private view(r: Row): RegistryItem {
     return {
       id: r.id,
       slug: r.slug,

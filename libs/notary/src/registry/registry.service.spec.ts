@@ -1,0 +1,63 @@
+import { openTestStore } from '../../../../test/support/test-store';
+import { registryMigrations } from './registry.migrations';
+import { RegistryQuery, RegistryService } from './registry.service';
+
+describe('RegistryService listings (on the real store)', () => {
+  let t: Awaited<ReturnType<typeof openTestStore>>;
+  let sut: RegistryService;
+  beforeEach(async () => {
+    t = await openTestStore(registryMigrations);
+    sut = new RegistryService(t.db, t.store, 'http://sigil.test');
+  });
+  afterEach(() => t?.dispose());
+
+  /** `n` public certified outputs in climate, one second apart, newest first by i; `words(i)` is each one's text. */
+  const insert = (n: number, words: (i: number) => string, from = 0) =>
+    t.db.query(
+      `INSERT INTO registry_entries (id, org_id, slug, title, summary, artifact_type, status, certificate_id, artifact_hash, rows_count,
+                                     industry, tags, visibility, created_at, updated_at, search)
+       SELECT 'e' || lpad(i::text, 6, '0'), 'org_a', 'entry-' || i, w, NULL, 'output', 'certified', NULL, NULL, NULL,
+              'climate', '{}', 'public', timestamptz '2026-01-01' + (i || ' seconds')::interval, now(), to_tsvector('simple', w)
+       FROM unnest($1::int[], $2::text[]) AS x(i, w)`,
+      [Array.from({ length: n }, (_, k) => from + k), Array.from({ length: n }, (_, k) => words(from + k))],
+    );
+  const q = (over: Partial<RegistryQuery> = {}): RegistryQuery => ({ visibility: 'public', limit: 50, ...over });
+
+  it('answers from its kept page only while nothing changed: inserts, edits and deletes show at once', async () => {
+    await insert(5, (i) => `river gauge ${i}`);
+    const first = await sut.list(q({ q: 'river' }));
+    expect(first.total).toBe(5);
+    expect(await sut.list(q({ q: 'river' }))).toBe(first); // the kept page itself
+
+    await insert(1, () => 'river delta', 5);
+    const afterInsert = await sut.list(q({ q: 'river' }));
+    expect(afterInsert.total).toBe(6);
+    expect(afterInsert.items[0]).toMatchObject({ id: 'e000005', title: 'river delta' });
+
+    await t.db.query(`UPDATE registry_entries SET title = 'renamed' WHERE id = 'e000005'`);
+    expect((await sut.list(q({ q: 'river' }))).items[0].title).toBe('renamed');
+    await t.db.query(`DELETE FROM registry_entries WHERE id = 'e000005'`);
+    expect((await sut.list(q({ q: 'river' }))).total).toBe(5);
+    expect(JSON.parse(await sut.listJson(q({ q: 'river' })))).toMatchObject({ total: 5, next_cursor: null });
+  });
+
+  it('finds text matches past the first entries in page order, with exact totals and cursors', async () => {
+    // 2,500 entries; "rare" only on the 3 oldest, "common" on every other one.
+    await insert(2500, (i) => `${i < 3 ? 'rare ' : ''}${i % 2 === 0 ? 'common' : 'plain'} item ${i}`);
+    const rare = await sut.list(q({ q: 'rare', industry: 'climate', status: 'certified', artifact_type: 'output' }));
+    expect(rare.total).toBe(3);
+    expect(rare.items.map((i) => i.id)).toEqual(['e000002', 'e000001', 'e000000']);
+    expect(rare.next_cursor).toBeNull();
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 3; page++) {
+      const p = await sut.list(q({ q: 'common', limit: 200, cursor }));
+      expect(p.total).toBe(1250);
+      seen.push(...p.items.map((i) => i.id));
+      cursor = p.next_cursor!;
+    }
+    const expected = Array.from({ length: 600 }, (_, k) => `e${String(2498 - 2 * k).padStart(6, '0')}`);
+    expect(seen).toEqual(expected);
+  });
+});
