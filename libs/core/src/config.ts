@@ -59,7 +59,7 @@ const envSchema = z.object({
   /** An endpoint whose attempts have all failed for this many days is disabled. */
   WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().positive().max(365).default(5),
   /** Deliveries processed at once per process. */
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
   /** BullMQ key prefix in Redis: deployments sharing one Redis need different prefixes. */
   WEBHOOK_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'must be 1..64 of letters, digits, _ and -' }).default('sigil'),
   WORKERS: z.enum(['on', 'off']).default('on'),
