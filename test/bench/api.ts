@@ -31,9 +31,15 @@ export async function startBenchApi(options: {
   orgName: string;
   /** Run in this PostgreSQL schema (created if missing), so a scenario's data stays its own. */
   schema?: string;
+  /** application_name of its PostgreSQL connections, so a scenario can find its backends (their CPU). */
+  applicationName?: string;
 }): Promise<BenchApi> {
   const base = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
-  const databaseUrl = options.schema ? `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${options.schema}`)}` : base;
+  const params = [
+    options.schema ? `options=${encodeURIComponent(`-c search_path=${options.schema}`)}` : '',
+    options.applicationName ? `application_name=${encodeURIComponent(options.applicationName)}` : '',
+  ].filter(Boolean);
+  const databaseUrl = params.length ? `${base}${base.includes('?') ? '&' : '?'}${params.join('&')}` : base;
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     REDIS_URL: options.redis ? (process.env.REDIS_URL ?? DEFAULT_REDIS_URL) : undefined,
