@@ -5,3 +5,4 @@ export * from './config';
 export * from './key-encryption-key';
 export * from './redis';
 export * from './tokens';
+export * from './caching';

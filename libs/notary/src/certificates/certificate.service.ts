@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@app/core';
+import { AppError, BatchLoader, deepFreeze, LruCache } from '@app/core';
 import { canonicalJson, fromBase64Url, keyVerdict, KeyVerdict, parseSha256, sha256Hex, toBase64Url, verifyEd25519 } from '@app/crypto';
-import { AppendFollowUp, RecordedEvent, SqlDatabase, SqlEventStore, SqlExecutor, sqlState } from '@app/event-store';
+import { RecordedEvent, SqlDatabase, SqlEventStore, SqlExecutor, sqlState } from '@app/event-store';
 import {
   CERT_SCHEMA_VERSION,
   CertificatePayload,
@@ -16,10 +16,10 @@ import {
 import { validatePredictionPayload } from '../domain/prediction-schemas';
 import { predictionInclusionProof, verifyPredictionProof } from '../domain/merkle';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
-import { BatchLoader, deepFreeze, LruCache } from '../support/caching';
 import { CachedCertificate, CertificateRow, sameRow, SignatureCheck } from './certificate-cache';
+import { IssuanceBatcher, issuanceRow, PAYWALL_SQLSTATE, paywallError } from './issuance-batcher';
 
-export const FREE_ISSUANCES = 3;
+export { FREE_ISSUANCES } from './issuance-batcher';
 /** Certificates kept in memory per process (parsed manifest and signature check): about 2-3 KB each. */
 export const CERTIFICATE_CACHE_SIZE = 10_000;
 export const certificateStream = (id: string) => `certificate-${id}`;
@@ -98,26 +98,6 @@ async function applyPredictionManifest(event: RecordedEvent, tx: SqlExecutor): P
   );
 }
 
-/** Raised by `notary_take_issuance` (credits migrations) when the organization has no issuance left. */
-const PAYWALL_SQLSTATE = 'SG402';
-
-/**
- * What an issuance writes beside its event, in the append's own statement: the organization's
- * issuance slot (free quota plus credits; the row lock serializes the organization's issuances,
- * so no race can overrun it; none left aborts the whole statement with SG402) and the
- * certificates row. Equivalent to applyCertificateEvent for a CertificateIssued.
- */
-function issuanceRow(orgId: string, manifest: SignedManifest): AppendFollowUp {
-  const p = manifest.payload;
-  return {
-    name: 'notary_issue',
-    sql: `INSERT INTO certificates (certificate_id, org_id, schema_version, payload, signature, key_id, dataset_hash, issued_at, imported)
-          SELECT :1::uuid, :2::text, :3::text, :4::json, :5::text, :6::uuid, :7::text, :8::timestamptz, false FROM appended
-          WHERE CASE WHEN status = 'appended' THEN notary_take_issuance(:2::text, :9::integer) ELSE false END`,
-    params: [p.certification_id, orgId, p.schema_version, JSON.stringify(p), manifest.signature.value, manifest.signature.key_id, p.dataset_hash, p.timestamp, FREE_ISSUANCES],
-  };
-}
-
 /**
  * Issues and serves certificates. Issuance: hash the content (JCS for JSON), build the payload,
  * sign it with the active key, and record CertificateIssued on the certificate's own stream.
@@ -125,13 +105,16 @@ function issuanceRow(orgId: string, manifest: SignedManifest): AppendFollowUp {
 export class CertificateService {
   private readonly cache = new LruCache<CachedCertificate>(CERTIFICATE_CACHE_SIZE);
   private readonly rows = new BatchLoader<CertificateRow>((ids) => this.loadRows(ids));
+  private readonly issuances: IssuanceBatcher;
 
   constructor(
     private readonly db: SqlDatabase,
     private readonly store: SqlEventStore,
     private readonly keys: SigningKeyStore,
     private readonly issuer: string,
-  ) {}
+  ) {
+    this.issuances = new IssuanceBatcher(db, store);
+  }
 
   async issue(orgId: string, req: IssueRequest): Promise<SignedManifest> {
     if (req.content.length > MAX_CONTENT_CHARS) {
@@ -179,22 +162,17 @@ export class CertificateService {
     };
     const stream = certificateStream(certificateId);
     const events = [{ type: 'CertificateIssued', data }];
-    const followUp = issuanceRow(orgId, manifest);
-    try {
-      if (!data.prediction_hashes) {
-        // The append, the paywall slot and the certificates row in one statement: one round trip, atomic.
-        await this.store.append(stream, events, { expectedRevision: 'no_stream', followUp });
-      } else {
+    if (!data.prediction_hashes) {
+      await this.issuances.write({ orgId, stream, events, manifest });
+    } else {
+      try {
         await this.db.transaction(async (tx) => {
-          const result = await this.store.appendIn(tx, stream, events, 'no_stream', followUp);
+          const result = await this.store.appendIn(tx, stream, events, 'no_stream', issuanceRow(orgId, manifest));
           for (const e of result.events) await applyPredictionManifest(e, tx);
         });
+      } catch (err) {
+        throw sqlState(err) === PAYWALL_SQLSTATE ? paywallError() : err;
       }
-    } catch (err) {
-      if (sqlState(err) === PAYWALL_SQLSTATE) {
-        throw new AppError('notary_paywall', `The free quota of ${FREE_ISSUANCES} certifications and any credits are used up; add credits through /api/payments/notary-credits-checkout`, 402);
-      }
-      throw err;
     }
     return manifest;
   }

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@app/core';
+import { AppError, BatchLoader, deepFreeze, LruCache } from '@app/core';
 import { SqlDatabase, SqlEventStore } from '@app/event-store';
 import { certificateStream } from '../certificates/certificate.service';
 import type { CertificateIssued } from '../certificates/certificate.service';
-import { BatchLoader, deepFreeze, LruCache } from '../support/caching';
 import { ArtifactType, RegistryEntryEdited, RegistryEntryRegistered } from './registry.projection';
 
 export interface RegistryQuery {

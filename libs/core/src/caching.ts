@@ -1,4 +1,4 @@
-/** In-process caching helpers: plain TS, no I/O. */
+/** In-process caching and read coalescing: plain TS, no I/O of its own. */
 
 /** A bounded least-recently-used map (a Map keeps insertion order: re-insert on use). */
 export class LruCache<V> {
