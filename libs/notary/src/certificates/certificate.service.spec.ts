@@ -116,6 +116,25 @@ describe('CertificateService issuance paywall (on the real store)', () => {
     await expect(sut.issue('org_race', { content: 'one too many' })).rejects.toMatchObject({ code: 'notary_paywall' });
   });
 
+  it('writes issuances of several organizations together, each against its own paywall, each verifiable', async () => {
+    const sut = await start();
+    await buy('org_b', 1);
+    // Made in one tick, so written as one batch (one transaction).
+    const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => sut.issue(i % 2 ? 'org_a' : 'org_b', { content: `mixed ${i}` })));
+    const ok = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [{ org: i % 2 ? 'org_a' : 'org_b', m: o.value }] : []));
+    expect(ok.filter((o) => o.org === 'org_a')).toHaveLength(FREE_ISSUANCES);
+    expect(ok.filter((o) => o.org === 'org_b')).toHaveLength(FREE_ISSUANCES + 1);
+    for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ code: 'notary_paywall' });
+    for (const { org, m } of ok) {
+      const [row] = await t.db.query<{ org_id: string }>('SELECT org_id FROM certificates WHERE certificate_id = $1', [m.payload.certification_id]);
+      expect(row.org_id).toBe(org);
+      expect(await sut.verify(m.payload.certification_id)).toMatchObject({ verified: true });
+      expect((await t.store.verifyStream(certificateStream(m.payload.certification_id))).valid).toBe(true);
+    }
+    const [{ e }] = await t.db.query<{ e: string | number }>(`SELECT count(*) AS e FROM events WHERE type = 'CertificateIssued'`);
+    expect(Number(e)).toBe(ok.length);
+  });
+
   it('counts what was issued before the counter existed, imported certificates aside', async () => {
     const before = [...signingKeyMigrations, ...certificateMigrations, ...creditMigrations.filter((m) => m.id !== 'notary_007_issuance_counter')];
     const sut = await start(before);

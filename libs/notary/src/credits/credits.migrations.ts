@@ -35,4 +35,26 @@ export const creditMigrations: Migration[] = [
       $fn$;
     `,
   },
+  {
+    // The slots of a batch of issuances (group commit): one per entry of p_orgs (an organization
+    // may repeat), taken in organization order (the one order every caller locks rows in), and
+    // reported in the order given; false where the paywall refuses.
+    id: 'notary_010_issuance_slots',
+    sql: `
+      CREATE OR REPLACE FUNCTION notary_take_issuances(p_orgs text[], p_free integer) RETURNS boolean[]
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        granted boolean[] := array_fill(false, ARRAY[cardinality(p_orgs)]);
+        r record;
+      BEGIN
+        FOR r IN SELECT u.o, u.k FROM unnest(p_orgs) WITH ORDINALITY AS u(o, k) ORDER BY u.o, u.k LOOP
+          INSERT INTO notary_credits AS c (org_id, purchased, issued) VALUES (r.o, 0, 1)
+            ON CONFLICT (org_id) DO UPDATE SET issued = c.issued + 1 WHERE c.issued < p_free + c.purchased;
+          granted[r.k] := FOUND;
+        END LOOP;
+        RETURN granted;
+      END
+      $fn$;
+    `,
+  },
 ];
