@@ -1,4 +1,4 @@
-import { AppError, newPrefixedId, isoOrNull } from '@app/core';
+import { AppError, BatchLoader, newPrefixedId, isoOrNull } from '@app/core';
 import { NewEvent, SqlDatabase, SqlEventStore } from '@app/event-store';
 import { apiKeyMatches, generateApiKey, KeyMode, ParsedApiKey } from '../domain/api-key';
 import { Scope } from '../domain/scopes';
@@ -57,6 +57,11 @@ const iso = isoOrNull;
  * (they all read the same table; nothing is cached).
  */
 export class AccessService {
+  private readonly keyRows = new BatchLoader<KeyRow>(async (ids) => {
+    const rows = await this.db.query<KeyRow>('SELECT * FROM api_keys WHERE key_id = ANY($1::text[])', [ids], { name: 'access_keys_by_ids' });
+    return new Map(rows.map((r) => [r.key_id, r]));
+  });
+
   constructor(
     private readonly db: SqlDatabase,
     private readonly store: SqlEventStore,
@@ -131,9 +136,13 @@ export class AccessService {
     return this.getApiKey(keyId);
   }
 
-  /** The principal for a well-formed key, or null when it is unknown, wrong, revoked or expired. */
+  /**
+   * The principal for a well-formed key, or null when it is unknown, wrong, revoked or expired.
+   * The row is read for every request (a revoked key fails at once everywhere); the lookups of
+   * one moment share one query.
+   */
   async authenticate(key: ParsedApiKey): Promise<Principal | null> {
-    const [row] = await this.db.query<KeyRow>('SELECT * FROM api_keys WHERE key_id = $1', [key.keyId], { name: 'access_key_by_id' });
+    const row = await this.keyRows.load(key.keyId);
     // Hash and compare even when the row is missing, so timing does not reveal which ids exist.
     const matches = apiKeyMatches(key.secret, row?.secret_hash ?? '0'.repeat(64));
     if (!row || !matches || row.mode !== key.mode) return null;
