@@ -5,6 +5,7 @@
  * The load comes from a separate process (http-load.ts).
  */
 import { startBenchApi } from '../api';
+import { withBenchSchema } from '../bench-schema';
 import { BenchResult, envInt, errorMessage, failedResult, Scenario, summarize } from '../harness';
 import { httpLoadFields, HttpLoadSpec, runHttpLoad } from '../http-load';
 
@@ -17,33 +18,35 @@ export const verifyScenario: Scenario = {
     const concurrency = envInt('BENCH_CONCURRENCY', 64);
     const base = { bench: 'verify', mode, n, concurrency };
     try {
-      const api = await startBenchApi({ redis: true, env: { TRUST_PROXY: 'true' }, scopes: ['certificates:write'], orgName: 'bench-verify' });
-      try {
-        const { url, key } = api;
-        const issued = await fetch(`${url}/api/notary/create`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ content: JSON.stringify({ bench: 'verify', at: Date.now() }) }),
-        });
-        const { certificate_id } = (await issued.json()) as { certificate_id: string };
-        const spec: HttpLoadSpec = {
-          url,
-          method: 'POST',
-          path: '/api/verify',
-          headers: { 'content-type': 'application/json', 'x-forwarded-for': '{ip}' },
-          body: JSON.stringify({ certificate_id }),
-          expectStatus: 200,
-          expectBody: '"verified":true',
-          operations: n,
-          concurrency,
-          label: 'verify/postgres',
-        };
-        await runHttpLoad({ ...spec, label: 'verify warm-up', operations: Math.min(2000, n), opOffset: 1_000_000, progressMs: 0 });
-        const load = await runHttpLoad(spec);
-        return { ...summarize(base, load), ...httpLoadFields(load) };
-      } finally {
-        await api.close();
-      }
+      return await withBenchSchema('bench_verify', async (schema) => {
+        const api = await startBenchApi({ redis: true, env: { TRUST_PROXY: 'true' }, scopes: ['certificates:write'], orgName: 'bench-verify', schema });
+        try {
+          const { url, key } = api;
+          const issued = await fetch(`${url}/api/notary/create`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ content: JSON.stringify({ bench: 'verify', at: Date.now() }) }),
+          });
+          const { certificate_id } = (await issued.json()) as { certificate_id: string };
+          const spec: HttpLoadSpec = {
+            url,
+            method: 'POST',
+            path: '/api/verify',
+            headers: { 'content-type': 'application/json', 'x-forwarded-for': '{ip}' },
+            body: JSON.stringify({ certificate_id }),
+            expectStatus: 200,
+            expectBody: '"verified":true',
+            operations: n,
+            concurrency,
+            label: 'verify/postgres',
+          };
+          await runHttpLoad({ ...spec, label: 'verify warm-up', operations: Math.min(2000, n), opOffset: 1_000_000, progressMs: 0 });
+          const load = await runHttpLoad(spec);
+          return { ...summarize(base, load), ...httpLoadFields(load) };
+        } finally {
+          await api.close();
+        }
+      });
     } catch (err) {
       return failedResult(base, errorMessage(err));
     }
