@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig, AppError, LOGGER } from '@app/core';
 import type { Logger } from '@app/http';
@@ -15,15 +15,24 @@ import { AccessContext, AUTH_SCOPES, LANE_AWARE, THROTTLE_BUCKET } from './acces
 
 type AccessRequest = FastifyRequest & { access?: AccessContext };
 
-export const ipIdentityKey = (ip: string) => `ip_${createHash('sha256').update(ip).digest('hex').slice(0, 32)}`;
+// One-shot hash: a Hash object per request cost more than the digest itself.
+export const ipIdentityKey = (ip: string) => `ip_${hash('sha256', ip, 'hex').slice(0, 32)}`;
 
 /**
  * Resolves the caller's lane (authenticated > agent > anonymous), enforces a route's scopes and
  * counts its throttle buckets. Routes with none of @Authenticated, @Throttle or @LaneAware
  * (health, docs) are left alone.
  */
+interface RouteRules {
+  scopes: Scope[] | undefined;
+  bucket: BucketName | undefined;
+  laneAware: boolean | undefined;
+}
+
 @Injectable()
 export class AccessGuard implements CanActivate {
+  private readonly rules = new WeakMap<object, WeakMap<object, RouteRules>>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly access: AccessService,
@@ -34,10 +43,7 @@ export class AccessGuard implements CanActivate {
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    const targets = [ctx.getHandler(), ctx.getClass()];
-    const scopes = this.reflector.getAllAndOverride<Scope[] | undefined>(AUTH_SCOPES, targets);
-    const bucket = this.reflector.getAllAndOverride<BucketName | undefined>(THROTTLE_BUCKET, targets);
-    const laneAware = this.reflector.getAllAndOverride<boolean | undefined>(LANE_AWARE, targets);
+    const { scopes, bucket, laneAware } = this.routeRules(ctx);
     if (!scopes && !bucket && !laneAware) return true;
 
     const req = ctx.switchToHttp().getRequest<AccessRequest>();
@@ -71,6 +77,25 @@ export class AccessGuard implements CanActivate {
     }
     if (counts.length) this.answer(reply, counts);
     return true;
+  }
+
+  /** A route's decorators, read once per handler and class (metadata is fixed once the app is built). */
+  private routeRules(ctx: ExecutionContext): RouteRules {
+    const handler = ctx.getHandler();
+    const cls = ctx.getClass();
+    let byClass = this.rules.get(handler);
+    if (!byClass) this.rules.set(handler, (byClass = new WeakMap()));
+    let rules = byClass.get(cls);
+    if (!rules) {
+      const targets = [handler, cls];
+      rules = {
+        scopes: this.reflector.getAllAndOverride<Scope[] | undefined>(AUTH_SCOPES, targets),
+        bucket: this.reflector.getAllAndOverride<BucketName | undefined>(THROTTLE_BUCKET, targets),
+        laneAware: this.reflector.getAllAndOverride<boolean | undefined>(LANE_AWARE, targets),
+      };
+      byClass.set(cls, rules);
+    }
+    return rules;
   }
 
   /** Counts one request; null when the store is down and the surface fails open. */
