@@ -13,6 +13,8 @@ import { performance } from 'node:perf_hooks';
 export interface HttpLoadSpec {
   /** `http://host:port` */
   url: string;
+  /** More addresses of the same service (other api processes): client i connects to [url, ...urls][i % n]. */
+  urls?: string[];
   method: 'GET' | 'POST';
   /** May contain `{op}` and `{ip}`. */
   path: string;
@@ -163,9 +165,10 @@ class Connection {
 }
 
 async function run(spec: HttpLoadSpec): Promise<HttpLoadOutcome> {
-  const { hostname, port, host } = new URL(spec.url);
+  const targets = [spec.url, ...(spec.urls ?? [])].map((u) => new URL(u));
   const clients = Math.min(spec.concurrency, spec.operations);
-  const conns = await Promise.all(Array.from({ length: clients }, () => Connection.open(hostname, Number(port))));
+  const conns = await Promise.all(Array.from({ length: clients }, (_, i) => Connection.open(targets[i % targets.length].hostname, Number(targets[i % targets.length].port))));
+  const host = targets[0].host;
   const expectBody = spec.expectBody === undefined ? null : Buffer.from(spec.expectBody);
   const offset = spec.opOffset ?? 0;
   const latencies: number[] = [];

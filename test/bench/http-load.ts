@@ -8,6 +8,7 @@ import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { HttpLoadOutcome, HttpLoadSpec } from './http-load-client';
+import { processCpuSeconds } from './api-processes';
 import { LoadResult, round } from './harness';
 
 export type { HttpLoadSpec } from './http-load-client';
@@ -16,20 +17,29 @@ export { clientIp } from './http-load-client';
 export interface HttpLoadResult extends LoadResult {
   /** The load generator's CPU over the run, % of one core. */
   loadgenCpuPct: number;
+  /** How many api processes served the run (this one and `otherApis`). */
+  apiProcesses: number;
+  /** CPU of every api process over the run (this one's included), % of one core. */
+  allApisCpuPct: number;
 }
 
-export async function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadResult> {
+/** `otherApis`: pids of more api processes serving `spec.urls`, whose CPU is added to the line. */
+export async function runHttpLoad(spec: HttpLoadSpec, otherApis: number[] = []): Promise<HttpLoadResult> {
   const child = fork(join(__dirname, 'http-load-client.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  let others = 0;
   try {
     const { outcome, cpu, elu } = await new Promise<{ outcome: HttpLoadOutcome; cpu: NodeJS.CpuUsage; elu: number }>((resolve, reject) => {
       let cpu0 = process.cpuUsage();
       let elu0 = performance.eventLoopUtilization();
+      let others0 = otherApis.map(processCpuSeconds);
       child.on('message', (m: HttpLoadOutcome | { started: true }) => {
         if ('started' in m) {
           cpu0 = process.cpuUsage();
           elu0 = performance.eventLoopUtilization();
+          others0 = otherApis.map(processCpuSeconds);
           return;
         }
+        others = otherApis.reduce((sum, pid, i) => sum + processCpuSeconds(pid) - others0[i], 0);
         resolve({ outcome: m, cpu: process.cpuUsage(cpu0), elu: performance.eventLoopUtilization(elu0).utilization });
       });
       child.once('error', reject);
@@ -45,6 +55,8 @@ export async function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadResult> {
       latenciesMs: Float64Array.from(outcome.latenciesMs).sort(),
       firstError: outcome.firstError,
       nodeCpuPct: round(((cpu.user + cpu.system) / 1000 / outcome.elapsedMs) * 100, 0),
+      apiProcesses: 1 + otherApis.length,
+      allApisCpuPct: round((((cpu.user + cpu.system) / 1000 + others * 1000) / outcome.elapsedMs) * 100, 0),
       eventLoopPct: round(elu * 100, 0),
       loadgenCpuPct: outcome.cpuPct,
     };
@@ -55,10 +67,13 @@ export async function runHttpLoad(spec: HttpLoadSpec): Promise<HttpLoadResult> {
 
 /** The extra fields a scenario adds to its line from an HTTP run. */
 export const httpLoadFields = (load: HttpLoadResult) => ({
+  api_processes: load.apiProcesses,
+  // The bench process's api (with more processes: that one alone; all of them in api_cpu_us_per_op).
   api_cpu_pct: load.nodeCpuPct,
   api_event_loop_pct: load.eventLoopPct,
-  // The api's CPU per operation: steadier than throughput when other work shares the machine.
-  api_cpu_us_per_op: round((load.nodeCpuPct / 100) * ((load.elapsedMs * 1000) / Math.max(1, load.latenciesMs.length)), 0),
+  // The api's CPU per operation, all api processes together: steadier than throughput when other
+  // work shares the machine.
+  api_cpu_us_per_op: round((load.allApisCpuPct / 100) * ((load.elapsedMs * 1000) / Math.max(1, load.latenciesMs.length)), 0),
   loadgen_cpu_pct: load.loadgenCpuPct,
   elapsed_s: round(load.elapsedMs / 1000, 2),
 });

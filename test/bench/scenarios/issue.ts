@@ -8,6 +8,7 @@
 import { AccessService } from '@app/access';
 import { CreditsService } from '@app/notary';
 import { startBenchApi } from '../api';
+import { ApiProcesses, startMoreApis } from '../api-processes';
 import { withBenchSchema } from '../bench-schema';
 import { BenchResult, envInt, errorMessage, failedResult, Scenario, summarize } from '../harness';
 import { httpLoadFields, HttpLoadSpec, runHttpLoad } from '../http-load';
@@ -23,7 +24,9 @@ export const issueScenario: Scenario = {
     try {
       return await withBenchSchema('bench_issue', async (schema) => {
         const api = await startBenchApi({ redis: true, env: { TRUST_PROXY: 'true' }, scopes: ['certificates:write'], orgName: 'bench-issue', schema });
+        let more: ApiProcesses | undefined;
         try {
+          more = await startMoreApis({ schema, env: { TRUST_PROXY: 'true' } });
           const access = api.app.get(AccessService);
           const credits = api.app.get(CreditsService);
           const warmup = Math.min(2000, n);
@@ -47,11 +50,13 @@ export const issueScenario: Scenario = {
             operations: n,
             concurrency,
             label: 'issue/postgres',
+            urls: more.urls,
           };
           await runHttpLoad({ ...spec, label: 'issue warm-up', operations: warmup, opOffset: 1_000_000, progressMs: 0 });
-          const load = await runHttpLoad(spec);
+          const load = await runHttpLoad(spec, more.pids);
           return { ...summarize(base, load), ...httpLoadFields(load) };
         } finally {
+          await more?.close();
           await api.close();
         }
       });

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DEFAULT_DATABASE_URL, startBenchApi } from '../api';
+import { ApiProcesses, startMoreApis } from '../api-processes';
 import { BenchResult, envInt, errorMessage, failedResult, log, percentile, round, Scenario, summarize } from '../harness';
 import { httpLoadFields, HttpLoadSpec, runHttpLoad } from '../http-load';
 
@@ -31,7 +32,9 @@ export const registryScenario: Scenario = {
       await admin.connect();
       await admin.query(`CREATE SCHEMA ${schema}`);
       const api = await startBenchApi({ redis: true, env: { TRUST_PROXY: 'true' }, scopes: ['certificates:write'], orgName: 'bench-registry', schema });
+      let more: ApiProcesses | undefined;
       try {
+        more = await startMoreApis({ schema, env: { TRUST_PROXY: 'true' } });
         log(`registry: inserting ${entries} entries into ${schema}`);
         await admin.query(`SET search_path = ${schema}`);
         await admin.query(
@@ -66,9 +69,10 @@ export const registryScenario: Scenario = {
           operations: n,
           concurrency,
           label: 'registry/postgres',
+          urls: more.urls,
         };
         await runHttpLoad({ ...spec, label: 'registry warm-up', operations: Math.min(1000, n), opOffset: 5_000_000, progressMs: 0 });
-        const load = await runHttpLoad(spec);
+        const load = await runHttpLoad(spec, more.pids);
         const result = { ...summarize(base, load), ...httpLoadFields(load) };
         // Pages not asked before: a cursor per request, one second apart on the entries' clock.
         const coldN = Math.min(2000, n);
@@ -77,7 +81,7 @@ export const registryScenario: Scenario = {
           const cursor = Buffer.from(JSON.stringify([new Date(newest.getTime() - (i + 1) * 1000).toISOString(), 'z'])).toString('base64url');
           return `${path}&cursor=${cursor}`;
         });
-        const cold = await runHttpLoad({ ...spec, paths, operations: coldN, opOffset: 7_000_000, label: 'registry cold pages' });
+        const cold = await runHttpLoad({ ...spec, paths, operations: coldN, opOffset: 7_000_000, label: 'registry cold pages' }, more.pids);
         return {
           ...result,
           entries,
@@ -89,6 +93,7 @@ export const registryScenario: Scenario = {
           ...(cold.failedOps ? { errors: result.errors + cold.failedOps, error: result.error ?? cold.firstError } : {}),
         };
       } finally {
+        await more?.close();
         await api.close();
       }
     } catch (err) {

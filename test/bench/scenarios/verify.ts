@@ -5,6 +5,7 @@
  * The load comes from a separate process (http-load.ts).
  */
 import { startBenchApi } from '../api';
+import { ApiProcesses, startMoreApis } from '../api-processes';
 import { withBenchSchema } from '../bench-schema';
 import { BenchResult, envInt, errorMessage, failedResult, Scenario, summarize } from '../harness';
 import { httpLoadFields, HttpLoadSpec, runHttpLoad } from '../http-load';
@@ -20,7 +21,9 @@ export const verifyScenario: Scenario = {
     try {
       return await withBenchSchema('bench_verify', async (schema) => {
         const api = await startBenchApi({ redis: true, env: { TRUST_PROXY: 'true' }, scopes: ['certificates:write'], orgName: 'bench-verify', schema });
+        let more: ApiProcesses | undefined;
         try {
+          more = await startMoreApis({ schema, env: { TRUST_PROXY: 'true' } });
           const { url, key } = api;
           const issued = await fetch(`${url}/api/notary/create`, {
             method: 'POST',
@@ -39,11 +42,13 @@ export const verifyScenario: Scenario = {
             operations: n,
             concurrency,
             label: 'verify/postgres',
+            urls: more.urls,
           };
           await runHttpLoad({ ...spec, label: 'verify warm-up', operations: Math.min(2000, n), opOffset: 1_000_000, progressMs: 0 });
-          const load = await runHttpLoad(spec);
+          const load = await runHttpLoad(spec, more.pids);
           return { ...summarize(base, load), ...httpLoadFields(load) };
         } finally {
+          await more?.close();
           await api.close();
         }
       });
