@@ -119,7 +119,8 @@ describe('service shell (api)', () => {
 
 describe('readiness when a dependency is down', () => {
   it('answers /readyz 503 not_ready, naming Redis, when Redis is unreachable', async () => {
-    const t = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1' });
+    // WORKERS=off: this is about readiness; the webhook delivery worker's own Redis handling is tested with the webhooks.
+    const t = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1', WORKERS: 'off' });
     try {
       const res = await t.app.inject({ method: 'GET', url: '/readyz' });
       expect(res.statusCode).toBe(503);
