@@ -2,9 +2,10 @@
  * `registry`: GET /v1/registry with a filter and a full-text query over 100,000 entries, over
  * HTTP, 64 concurrent, the load from a separate process (http-load.ts). The entries are inserted
  * straight into the read model of a fresh schema (the projection's table), which is dropped
- * afterwards. The line is the repeated query (the registry unchanged: answers kept per version);
- * `cold_*` fields come from a second run where every request is a page not asked before (a
- * distinct cursor each), so each one runs the page and exact-total query.
+ * afterwards. The line is the repeated query (the registry unchanged: answers kept per version).
+ * Then `cold_*`: a run where every request is a listing not asked before (a filter of its own:
+ * it counts its exact total and finds its page), and `pages_*`: new pages (cursors) of the
+ * measured listing, whose total is already counted.
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
@@ -74,14 +75,25 @@ export const registryScenario: Scenario = {
         await runHttpLoad({ ...spec, label: 'registry warm-up', operations: Math.min(1000, n), opOffset: 5_000_000, progressMs: 0 });
         const load = await runHttpLoad(spec, more.pids);
         const result = { ...summarize(base, load), ...httpLoadFields(load) };
-        // Pages not asked before: a cursor per request, one second apart on the entries' clock.
         const coldN = Math.min(2000, n);
+        // Listings not asked before: a filter of its own per request (two words, an industry, an
+        // artifact type), so each one counts its total and finds its page.
+        const filters: string[] = [];
+        for (let a = 0; a < WORDS.length && filters.length < coldN; a++)
+          for (let b = 0; b < WORDS.length && filters.length < coldN; b++)
+            for (const industry of INDUSTRIES)
+              for (const type of ['dataset', 'model', 'system', 'output'])
+                if (a !== b && filters.length < coldN) filters.push(`/v1/registry?q=${WORDS[a]}%20${WORDS[b]}&industry=${industry}&status=certified&artifact_type=${type}&limit=50`);
+        const cold = await runHttpLoad({ ...spec, paths: filters, operations: coldN, opOffset: 7_000_000, label: 'registry cold listings' }, more.pids);
+        // Pages of the measured listing not asked before: a cursor per request, one second apart on
+        // the entries' clock (each finds its page; the total is the one already counted).
         const [{ newest }] = (await admin.query('SELECT max(created_at) AS newest FROM registry_entries')).rows as { newest: Date }[];
-        const paths = Array.from({ length: coldN }, (_, i) => {
+        const pages = Array.from({ length: coldN }, (_, i) => {
           const cursor = Buffer.from(JSON.stringify([new Date(newest.getTime() - (i + 1) * 1000).toISOString(), 'z'])).toString('base64url');
           return `${path}&cursor=${cursor}`;
         });
-        const cold = await runHttpLoad({ ...spec, paths, operations: coldN, opOffset: 7_000_000, label: 'registry cold pages' }, more.pids);
+        const paged = await runHttpLoad({ ...spec, paths: pages, operations: coldN, opOffset: 8_000_000, label: 'registry new pages' }, more.pids);
+        const failed = cold.failedOps + paged.failedOps;
         return {
           ...result,
           entries,
@@ -90,7 +102,10 @@ export const registryScenario: Scenario = {
           cold_ops_per_s: round((cold.units / cold.elapsedMs) * 1000, 1),
           cold_p50_ms: round(percentile(cold.latenciesMs, 50), 2),
           cold_p99_ms: round(percentile(cold.latenciesMs, 99), 2),
-          ...(cold.failedOps ? { errors: result.errors + cold.failedOps, error: result.error ?? cold.firstError } : {}),
+          pages_ops_per_s: round((paged.units / paged.elapsedMs) * 1000, 1),
+          pages_p50_ms: round(percentile(paged.latenciesMs, 50), 2),
+          pages_p99_ms: round(percentile(paged.latenciesMs, 99), 2),
+          ...(failed ? { errors: result.errors + failed, error: result.error ?? cold.firstError ?? paged.firstError } : {}),
         };
       } finally {
         await more?.close();

@@ -59,5 +59,11 @@ describe('RegistryService listings (on the real store)', () => {
     }
     const expected = Array.from({ length: 600 }, (_, k) => `e${String(2498 - 2 * k).padStart(6, '0')}`);
     expect(seen).toEqual(expected);
+
+    // The next page reuses the counted total, unless the registry moved in between.
+    await insert(1, () => 'common newest', 2500);
+    const next = await sut.list(q({ q: 'common', limit: 200, cursor }));
+    expect(next.total).toBe(1251);
+    expect(next.items[0].id).toBe('e001298');
   });
 });

@@ -84,6 +84,7 @@ interface Listing {
 
 export class RegistryService {
   private readonly pages = new LruCache<Listing>(REGISTRY_PAGE_CACHE_SIZE);
+  private readonly totals = new LruCache<{ version: string; total: number }>(4 * REGISTRY_PAGE_CACHE_SIZE);
   private readonly version = new BatchLoader<string>(async () => {
     const [row] = await this.db.query<{ version: string | number }>('SELECT version FROM registry_state', [], { name: 'registry_version' });
     return new Map(row ? [['registry', String(row.version)]] : []);
@@ -112,17 +113,24 @@ export class RegistryService {
   }
 
   private async listing(query: RegistryQuery, orgId?: string): Promise<Listing> {
-    const key = JSON.stringify([query.visibility, query.visibility === 'private' ? orgId : null, query.status, query.artifact_type, query.industry, query.q, query.limit, query.cursor]);
+    const filter = JSON.stringify([query.visibility, query.visibility === 'private' ? orgId : null, query.status, query.artifact_type, query.industry, query.q]);
+    const key = JSON.stringify([filter, query.limit, query.cursor]);
     const version = await this.version.load('registry');
     const cached = this.pages.get(key);
     if (cached && version !== undefined && cached.version === version) return cached;
-    const { page, version: computedAt } = await this.compute(query, orgId);
+    // The total does not depend on the page: the next pages of a listing reuse it.
+    const known = this.totals.get(filter);
+    const { page, version: computedAt } = await this.compute(query, orgId, known && known.version === version ? known : undefined);
     const listing: Listing = { version: computedAt ?? '', page };
-    if (computedAt !== null) this.pages.set(key, listing);
+    if (computedAt !== null) {
+      this.pages.set(key, listing);
+      this.totals.set(filter, { version: computedAt, total: page.total });
+    }
     return listing;
   }
 
-  private async compute(query: RegistryQuery, orgId?: string): Promise<{ page: RegistryPage; version: string | null }> {
+  /** `known`: the total at a version; used (and not counted again) when the statement reads that same version. */
+  private async compute(query: RegistryQuery, orgId?: string, known?: { version: string; total: number }): Promise<{ page: RegistryPage; version: string | null }> {
     const params: unknown[] = [query.visibility];
     const filters = ['visibility = $1'];
     const add = (clause: string, value: unknown) => {
@@ -155,24 +163,34 @@ export class RegistryService {
              ORDER BY created_at DESC, id DESC LIMIT ${WALK_LIMIT}) w WHERE ${text} ORDER BY created_at DESC, id DESC LIMIT ${limit}`
         : `SELECT ${COLUMNS} FROM registry_entries WHERE ${[...filters, ...(text ? [text] : [])].join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
     // One row per item (or one row of nulls for an empty page), each with the total and the version.
-    const run = (walk: boolean) =>
-      this.db.query<Row & { total: string | number; version: string | number | null }>(
+    const run = (walk: boolean, count: boolean) =>
+      this.db.query<Row & { total: string | number | null; version: string | number | null }>(
         `SELECT t.total, (SELECT version FROM registry_state) AS version, p.*
-         FROM (SELECT count(*) AS total FROM registry_entries WHERE ${counted}) t
+         FROM (SELECT ${count ? `count(*) AS total FROM registry_entries WHERE ${counted}` : 'NULL::bigint AS total'}) t
          LEFT JOIN LATERAL (${page(walk)}) p ON true
          ORDER BY p.created_at DESC, p.id DESC`,
         params,
       );
-    let rows = await run(true);
-    const full = (r: typeof rows) => r.filter((x) => x.id !== null).length > query.limit;
-    // A short page from the walk may only mean the walk ended first: ask the planner's way.
-    if (text && !full(rows)) rows = await run(false);
+    const full = (r: Row[]) => r.filter((x) => x.id !== null).length > query.limit;
+    const attempt = async (count: boolean) => {
+      let r = await run(true, count);
+      // A short page from the walk may only mean the walk ended first: ask the planner's way.
+      if (text && !full(r)) r = await run(false, count);
+      return r;
+    };
+    let rows = await attempt(!known);
+    let total = known?.total ?? Number(rows[0].total);
+    // The registry moved since that total was counted: count again, in the page's snapshot.
+    if (known && String(rows[0].version) !== known.version) {
+      rows = await attempt(true);
+      total = Number(rows[0].total);
+    }
     const found = rows.filter((r) => r.id !== null);
     const items = found.slice(0, query.limit);
     return {
       page: deepFreeze({
         items: items.map((r) => this.view(r)),
-        total: Number(rows[0].total),
+        total,
         next_cursor: found.length > query.limit ? encodeCursor(items[items.length - 1]) : null,
       }),
       version: rows[0].version === null ? null : String(rows[0].version),
