@@ -4,3 +4,4 @@ export * from './zod-body.pipe';
 export * from './logger';
 export * from './request-id';
 export * from './openapi';
+export * from './page-cursor';

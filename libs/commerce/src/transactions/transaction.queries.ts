@@ -1,5 +1,6 @@
 import { AppError } from '@app/core';
 import { RecordedEvent, SqlDatabase, SqlEventStore } from '@app/event-store';
+import { decodePageCursor, encodePageCursor } from '@app/http';
 import type { AuthorizationRequest } from '../domain/authorization-request';
 import { evaluatePolicy, Evaluation } from '../domain/evaluate';
 import { policyHash, PolicyDocument } from '../domain/policy';
@@ -96,8 +97,8 @@ export class TransactionQueries {
     if (f.from) add('created_at >= ?', f.from);
     if (f.to) add('created_at < ?', f.to);
     if (f.cursor) {
-      const c = decodeCursor(f.cursor);
-      params.push(c.created_at, c.transaction_id);
+      const c = decodePageCursor(f.cursor);
+      params.push(c.at, c.id);
       where.push(`(created_at, transaction_id) < ($${params.length - 1}::timestamptz, $${params.length})`);
     }
     params.push(f.limit + 1);
@@ -109,7 +110,7 @@ export class TransactionQueries {
     const last = page[page.length - 1];
     return {
       items: page.map(transactionView),
-      next_cursor: rows.length > f.limit && last ? encodeCursor(iso(last.created_at)!, last.transaction_id) : null,
+      next_cursor: rows.length > f.limit && last ? encodePageCursor(last.created_at, last.transaction_id) : null,
     };
   }
 
@@ -172,18 +173,4 @@ export class TransactionQueries {
     if (!row) throw new AppError('not_found', `transaction ${transactionId} not found`, 404);
     return row;
   }
-}
-
-function encodeCursor(createdAt: string, transactionId: string): string {
-  return Buffer.from(JSON.stringify([createdAt, transactionId])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { created_at: string; transaction_id: string } {
-  try {
-    const [created_at, transaction_id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof created_at === 'string' && !Number.isNaN(Date.parse(created_at)) && typeof transaction_id === 'string') return { created_at, transaction_id };
-  } catch {
-    /* falls through */
-  }
-  throw new AppError('invalid_cursor', 'cursor is not one this service issued', 400);
 }

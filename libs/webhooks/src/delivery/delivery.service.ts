@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, isoOrNull } from '@app/core';
+import { decodePageCursor, encodePageCursor } from '@app/http';
 import { SqlDatabase, SqlEventStore } from '@app/event-store';
 import { WebhookEvents } from '../domain/event-types';
 import { deliveryIdFor } from '../domain/ids';
@@ -43,18 +44,6 @@ const deliveryView = (r: DeliveryRow) => ({
   ...deliveryTimes(r),
 });
 
-/** Cursor = the last item's (created_at, id), opaque to clients. */
-const encodeCursor = (r: DeliveryRow) => Buffer.from(JSON.stringify([new Date(r.created_at).toISOString(), r.id])).toString('base64url');
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof at === 'string' && !Number.isNaN(Date.parse(at)) && typeof id === 'string' && id.length <= 64) return [at, id];
-  } catch {
-    /* fall through */
-  }
-  throw new AppError('validation_failed', 'cursor is not one this service issued', 400, [{ field: 'cursor', message: 'invalid cursor' }]);
-}
-
 /** Delivery history, redelivery and recovery, and the endpoint test ping. */
 export class DeliveryService {
   constructor(
@@ -77,7 +66,7 @@ export class DeliveryService {
     if (q.status) add('status = ?', q.status);
     if (q.event_type) add('event_type = ?', q.event_type);
     if (q.cursor) {
-      const [at, id] = decodeCursor(q.cursor);
+      const { at, id } = decodePageCursor(q.cursor);
       params.push(at, id);
       where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;
     }
@@ -87,7 +76,7 @@ export class DeliveryService {
       params,
     );
     const page = rows.slice(0, q.limit);
-    return { items: page.map(deliveryView), next_cursor: rows.length > q.limit ? encodeCursor(page[page.length - 1]) : null };
+    return { items: page.map(deliveryView), next_cursor: rows.length > q.limit ? encodePageCursor(page[page.length - 1].created_at, page[page.length - 1].id) : null };
   }
 
   async get(orgId: string, id: string) {
