@@ -25,7 +25,8 @@ function newestMtime(path) {
   const st = statSync(path);
   if (!st.isDirectory()) return st.mtimeMs;
   let newest = st.mtimeMs;
-  for (const name of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, name)));
+  // Build outputs inside the sources (the SDK's own dist) are not sources: they must not make the app's build look stale.
+  for (const name of readdirSync(path)) if (name !== 'dist' && name !== 'node_modules') newest = Math.max(newest, newestMtime(join(path, name)));
   return newest;
 }
 
