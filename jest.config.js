@@ -19,6 +19,8 @@ module.exports = {
   moduleNameMapper: {
     '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
   },
+  // The browser specs need a Chromium: found or installed before any test runs (issue: fresh machines).
+  globalSetup: '<rootDir>/test/support/global-setup.js',
   testTimeout: 60000,
   maxWorkers: 2,
 };

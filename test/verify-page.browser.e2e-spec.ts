@@ -8,8 +8,8 @@ import { canonicalJson } from '@app/crypto';
 import { startTestApp, TestApp } from './support/test-app';
 
 /**
- * The /verify/{id} page in a real headless Chromium (Debian's, at /usr/bin/chromium; .ci/run
- * installs it): its inline script runs under the page's CSP, hashes a dropped or chosen file
+ * The /verify/{id} page in a real headless Chromium (CHROMIUM_PATH, else Debian's at /usr/bin/chromium;
+ * jest's global setup finds or installs it before the run): its inline script runs under the page's CSP, hashes a dropped or chosen file
  * with WebCrypto as the service does (JCS for JSON, raw bytes otherwise) and says whether it matches;
  * and the SDK's browser bundle checks the signature itself, beside the server's verdict.
  */
@@ -27,7 +27,7 @@ describe('verify page in a browser (e2e)', () => {
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     access = t.app.get(AccessService);
     browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
+      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
       headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
