@@ -4,6 +4,33 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+// The layering rules (issue 11): SQL lives only in the event store, repositories and migrations;
+// the SQL adapter is named only inside libs/event-store (everything else injects the EventStore
+// port); domain code imports no framework and no I/O. Files still to move onto aggregates and
+// repositories are listed here, so the rules hold everywhere else today and the list can only shrink.
+const NOT_YET_ON_REPOSITORIES = [
+  'libs/notary/src/legacy-import/legacy-import.service.ts',
+  'libs/notary/src/signing-keys/signing-key.store.ts',
+  'libs/notary/src/signing-keys/signing-keys.module.ts',
+  'libs/commerce/src/commerce.module.ts',
+  'libs/commerce/src/transactions/spend-cap-locks.ts',
+  'libs/webhooks/src/delivery/delivery.events.ts',
+  'libs/webhooks/src/delivery/delivered-recorder.ts',
+  'libs/webhooks/src/delivery/delivery.processor.ts',
+  'libs/webhooks/src/delivery/delivery.service.ts',
+  'libs/webhooks/src/delivery/fan-out.projection.ts',
+  'libs/webhooks/src/endpoints/endpoint.service.ts',
+  'libs/webhooks/src/endpoints/endpoint.events.ts',
+  'libs/webhooks/src/endpoints/endpoint-cache.ts',
+  'libs/webhooks/src/http/webhooks.module.ts',
+];
+// SQL is written in upper case here, which keeps English sentences ("create an organization") out.
+const SQL_TEXT = '/^\\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH|CREATE|ALTER|DROP|TRUNCATE)\\s/';
+const LIB_INDEX_ONLY = [
+  { group: ['@app/*/*'], message: 'Import a lib only through its index: @app/<lib>.' },
+  { group: ['**/libs/*/src/*', '../libs/**', '../../libs/**', '../../../libs/**'], message: 'Import a lib only through @app/<lib>.' },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'libs/*/dist/**', 'node_modules/**', 'data/**', 'coverage/**'] },
   js.configs.recommended,
@@ -18,6 +45,74 @@ export default tseslint.config(
           patterns: [
             { group: ['@app/*/*'], message: 'Import a lib only through its index: @app/<lib>.' },
             { group: ['**/libs/*/src/*', '../libs/**', '../../libs/**', '../../../libs/**'], message: 'Import a lib only through @app/<lib>.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // SQL and the SQL adapter stay behind the port: outside libs/event-store only repositories
+    // (`*.repository.ts`) and migrations hold SQL, and only they (and the modules wiring them)
+    // name the read-model database. Specs and tests may look at tables directly.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['libs/event-store/**', '**/*.repository.ts', '**/*.migrations.ts', '**/*.spec.ts', 'libs/sdk/**', ...NOT_YET_ON_REPOSITORIES],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: `Literal[value=${SQL_TEXT}]`, message: 'SQL belongs in a repository (*.repository.ts), a migration or the event store.' },
+        { selector: `TemplateElement[value.raw=${SQL_TEXT}]`, message: 'SQL belongs in a repository (*.repository.ts), a migration or the event store.' },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: LIB_INDEX_ONLY,
+          paths: [
+            {
+              name: '@app/event-store',
+              importNames: ['SqlEventStore', 'AppendFollowUp', 'ManyAppendFollowUp', 'SqlExecutor', 'PgDatabase', 'PgliteDatabase'],
+              message: 'Inject the EventStore port; the SQL adapter is the event store lib\'s own.',
+            },
+            { name: '@app/event-store', importNames: ['SqlDatabase'], message: 'Only repositories (and the modules wiring them) touch read-model tables.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Files stay short enough to read whole (generated code and test suites aside).
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/contract/**', 'libs/sdk/src/generated/**'],
+    rules: { 'max-lines': ['error', { max: 300 }] },
+  },
+  {
+    // The wiring modules construct repositories with the read-model database.
+    files: ['apps/**/*.module.ts', 'libs/**/*.module.ts'],
+    ignores: NOT_YET_ON_REPOSITORIES,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: LIB_INDEX_ONLY,
+          paths: [{ name: '@app/event-store', importNames: ['SqlEventStore', 'AppendFollowUp', 'ManyAppendFollowUp', 'SqlExecutor'], message: 'Inject the EventStore port.' }],
+        },
+      ],
+    },
+  },
+  {
+    // Domain code is plain TypeScript: no framework, no I/O, no store.
+    files: ['libs/*/src/domain/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...LIB_INDEX_ONLY,
+            { group: ['@nestjs/*', 'pg', '@electric-sql/*', 'ioredis', 'bullmq', 'fastify', 'undici', 'node:http', 'node:https', 'node:dns', 'node:fs', 'node:child_process'], message: 'Domain code has no framework or I/O imports.' },
+            // The shape of a stored event is data a domain may read; the store itself is not.
+            { group: ['@app/event-store'], allowTypeImports: true, message: 'Domain code uses no store (types of events only).' },
+            { group: ['@app/http', '@app/platform', '@app/idempotency'], message: 'Domain code depends on no transport lib.' },
           ],
         },
       ],

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { AccessService, Scope } from '@app/access';
 import { policyStream } from '@app/commerce';
 import { canonicalJson } from '@app/crypto';
-import { SqlEventStore } from '@app/event-store';
+import { EventStore } from '@app/event-store';
 import { startTestApp, TestApp } from './support/test-app';
 
 /** Policies over HTTP: versions, reads, simulation and bad input (issue 5, policies). */
@@ -71,7 +71,7 @@ describe('commerce policies (e2e)', () => {
     const v2 = (await put(key, 'default', changed)).json();
     expect(v2).toMatchObject({ policy_id: 'default', version: 2, policy_hash: hashOf(changed), policy: changed, recorded: true });
 
-    const events = await t.app.get(SqlEventStore).readStream(policyStream(orgId, 'default'));
+    const events = await t.app.get(EventStore).readStream(policyStream(orgId, 'default'));
     expect(events.map((e) => [e.type, e.revision, e.data])).toEqual([
       ['policy.version_recorded', 0, { organization_id: orgId, policy_id: 'default', version: 1, policy: designPolicy(), policy_hash: v1.policy_hash }],
       ['policy.version_recorded', 1, { organization_id: orgId, policy_id: 'default', version: 2, policy: changed, policy_hash: v2.policy_hash }],
@@ -138,7 +138,7 @@ describe('commerce policies (e2e)', () => {
   it('simulates a request against the current version and records nothing', async () => {
     const { orgId, key, keyWith } = await org();
     const v = (await put(key, 'default', designPolicy())).json();
-    const store = t.app.get(SqlEventStore);
+    const store = t.app.get(EventStore);
     const before = (await store.readStream(policyStream(orgId, 'default'))).length;
 
     const ok = await simulate(await keyWith(['payments:read']), 'default', request());
@@ -238,7 +238,7 @@ describe('commerce policies (e2e)', () => {
     const empty = await call('PUT', '/api/cdp/policies/strict', key);
     expect(empty.statusCode).toBe(400);
     expect(empty.json()).toMatchObject({ ok: false, error: 'invalid_policy' });
-    expect(await t.app.get(SqlEventStore).readStream(policyStream(orgId, 'strict'))).toEqual([]);
+    expect(await t.app.get(EventStore).readStream(policyStream(orgId, 'strict'))).toEqual([]);
     expect((await get(key, 'strict')).statusCode).toBe(404);
   });
 

@@ -61,6 +61,11 @@ describe('notary credits (e2e)', () => {
     const again = await post(t, '/api/payments/notary-credits-checkout', key, { credits: 5 }, { 'idempotency-key': 'order-77' });
     expect(again.json().checkout_id).toBe(first.json().checkout_id);
     expect(again.json().credits_purchased_total).toBe(5);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    // The same key with another body is another request: refused, nothing charged.
+    const other = await post(t, '/api/payments/notary-credits-checkout', key, { credits: 6 }, { 'idempotency-key': 'order-77' });
+    expect(other.statusCode).toBe(422);
+    expect(other.json()).toMatchObject({ error: 'idempotency_key_reused' });
 
     const credits = t.app.get(CreditsService);
     await credits.complete(orgId, first.json().checkout_id, 5, first.json().provider_reference);
@@ -97,7 +102,9 @@ describe('notary credits (e2e)', () => {
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ ok: false, error: 'validation_failed' });
     }
-    expect((await post(t, '/api/payments/notary-credits-checkout', key, { credits: 1 }, { 'idempotency-key': 'has spaces' })).statusCode).toBe(400);
+    // The one Idempotency-Key rule (1..255 printable ASCII), as on every route that takes one.
+    expect((await post(t, '/api/payments/notary-credits-checkout', key, { credits: 1 }, { 'idempotency-key': 'x'.repeat(256) })).json()).toMatchObject({ error: 'invalid_idempotency_key' });
+    expect((await post(t, '/api/payments/notary-credits-checkout', key, { credits: 1 }, { 'idempotency-key': 'clé' })).statusCode).toBe(400);
     expect((await post(t, '/api/payments/notary-credits-checkout', null, { credits: 1 })).statusCode).toBe(401);
     const { key: readOnly } = await keyIn(t, ['payments:read']);
     expect((await post(t, '/api/payments/notary-credits-checkout', readOnly, { credits: 1 })).statusCode).toBe(403);

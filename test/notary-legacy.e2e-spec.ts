@@ -2,8 +2,8 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import { AccessService } from '@app/access';
 import { canonicalJson } from '@app/crypto';
-import { ProjectionHost, SqlDatabase, SqlEventStore } from '@app/event-store';
-import { applyCertificateEvent, CertificateImported, certificateStream, LegacyImportService, parseLegacyFile, SigningKeyStore } from '@app/notary';
+import { EventStore, ProjectionHost, SqlDatabase, SqlEventStore } from '@app/event-store';
+import { CertificateImported, certificateStream, LegacyImportService, parseLegacyFile, SigningKeyStore } from '@app/notary';
 import { legacyManifest, LegacyManifestFile, legacySigner } from './support/legacy-certificates';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -121,10 +121,8 @@ describe('legacy certificates (e2e)', () => {
     const m = legacyManifest(signer, { schema_version: 'cert.v9' }, { withPublicKey: false });
     const id = m.payload.certification_id;
     const data: CertificateImported = { org_id: orgId, manifest: { schema_version: m.schema_version, payload: m.payload, signature: m.signature } };
-    await t.app.get(SqlDatabase).transaction(async (tx) => {
-      const result = await t.app.get(SqlEventStore).appendIn(tx, certificateStream(id), [{ type: 'CertificateImported', data }], 'no_stream');
-      for (const e of result.events) await applyCertificateEvent(e, tx);
-    });
+    // The certificates projection writes its row with the append.
+    await t.app.get(EventStore).append(certificateStream(id), [{ type: 'CertificateImported', data }], { expectedRevision: 'no_stream' });
 
     expect((await call('GET', `/api/certificates/${id}`)).json()).toMatchObject({ schema_version: 'cert.v9', certification_id: id });
     expect((await call('GET', `/api/certificates/${id}/signed-payload`)).json()).toMatchObject({ schema_version: 'cert.v9', payload: m.payload });

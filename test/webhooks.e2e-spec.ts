@@ -5,7 +5,7 @@ import type { Scope } from '@app/access';
 import { SqlEventStore } from '@app/event-store';
 import { createWebhookDeduplicator, verifyWebhook } from '@app/sdk';
 import { WEBHOOK_EVENT_TYPES } from '@app/webhooks';
-import { commerceLifecycle } from './support/commerce-events';
+import { commerceLifecycle } from './bench/commerce-events';
 import { isolatedEnv } from './support/isolated-env';
 import { startTestApp, TestApp } from './support/test-app';
 import { eventually, Received, WebhookReceiver } from './support/webhook-receiver';

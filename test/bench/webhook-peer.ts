@@ -11,10 +11,11 @@
  *
  * Protocol (IPC, advanced serialization): PeerRequest in, PeerReply out, one reply per request.
  */
-import { createHmac, createPublicKey, KeyObject, randomBytes, timingSafeEqual, verify } from 'node:crypto';
+import { createHmac, createPublicKey, KeyObject, timingSafeEqual, verify } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NewEvent, OpenedEventStore, openEventStore, SqlEventStore } from '@app/event-store';
+import { EventStore, OpenedEventStore, openEventStore } from '@app/event-store';
+import { commerceLifecycle } from './commerce-events';
 
 export type PeerRequest =
   | { type: 'init'; publicKeys: string[]; ed25519Every: number; databaseUrl: string; schema: string }
@@ -41,46 +42,17 @@ export type PeerReply =
   | { type: 'error'; message: string };
 
 export const EVENTS_PER_LIFECYCLE = 8;
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** One transaction's full lifecycle, shaped as the commerce contract fixes it (as test/support/commerce-events.ts). */
-function lifecycle(orgId: string): { stream: string; events: NewEvent[] } {
-  const transactionId = `txn_${hex(16)}`;
-  const authorizationId = `auth_${hex(16)}`;
-  const policy = { policy_id: 'default', policy_hash: `sha256:${'ab'.repeat(32)}` };
-  const actor = 'api_key:key_bench';
-  const ev = (type: string, status: string, data: Record<string, unknown>, by = actor): NewEvent => ({
-    type,
-    data: { transaction_id: transactionId, authorization_id: authorizationId, organization_id: orgId, status, ...data },
-    metadata: { actor: by, correlation_id: transactionId },
-  });
-  return {
-    stream: `transaction-${transactionId}`,
-    events: [
-      ev('authorization.requested', 'evaluating', {
-        request: { amount_cents: 12_500, currency: 'USD', merchant_id: 'm_books', purpose: 'software' },
-        ...policy,
-        mode: 'test',
-        provider: 'sandbox',
-      }),
-      ev('authorization.escalated', 'needs_review', { decision: 'needs_review', reason_code: 'AMOUNT_ABOVE_REVIEW', ...policy }),
-      ev('authorization.human_approved', 'authorized', { approver: 'key_reviewer', note: 'ok', amount_cents: 12_000 }),
-      ev('execution.initiated', 'authorized', { attempt: 1, provider: 'sandbox', provider_idempotency_key: hex(8), amount_cents: 12_000 }, 'system:settlement'),
-      ev('execution.failed', 'authorized', { attempt: 1, provider: 'sandbox', error_code: 'provider_unavailable', retryable: true }, 'system:settlement'),
-      ev('execution.initiated', 'authorized', { attempt: 2, provider: 'sandbox', provider_idempotency_key: hex(8), amount_cents: 12_000 }, 'system:settlement'),
-      ev('execution.succeeded', 'executed', { attempt: 2, provider: 'sandbox', provider_reference: `sbx_${hex(6)}`, amount_cents: 12_000 }, 'system:settlement'),
-      ev('receipt.issued', 'receipt_issued', { receipt_hash: `sha256:${hex(32)}`, key_id: '00000000-0000-4000-8000-000000000000' }, 'system:receipts'),
-    ],
-  };
-}
+/** One full lifecycle (nine events, eight webhook event types) as the commerce contract fixes it. */
+const lifecycle = (orgId: string) => commerceLifecycle(orgId, 'full', 'api_key:key_bench');
 
 /**
  * Appends lifecycles for `deliveries` deliveries at `rate` deliveries/s (0: as fast as
  * `concurrency` appenders go), recording each event's recorded_at per endpoint path.
  */
-async function produce(store: SqlEventStore, r: Extract<PeerRequest, { type: 'produce' }>): Promise<Extract<PeerReply, { type: 'produced' }>> {
+async function produce(store: EventStore, r: Extract<PeerRequest, { type: 'produce' }>): Promise<Extract<PeerReply, { type: 'produced' }>> {
   const appends = Math.ceil(r.deliveries / r.paths.length / EVENTS_PER_LIFECYCLE);
   const expected: [string, number][] = [];
   let inFlight = 0;

@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import { openEventStore, SqlDatabase, SqlEventStore } from '@app/event-store';
 import { signingKeyMigrations } from '@app/notary';
 import { EndpointService, TargetGuard, webhookMigrations } from '@app/webhooks';
-import { commerceLifecycle } from '../support/commerce-events';
+import { commerceLifecycle } from '../bench/commerce-events';
 import { TEST_KEY_ENCRYPTION_KEY } from '../support/test-kek';
 import { eventually, WebhookReceiver } from '../support/webhook-receiver';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { AccessService, accessMigrations, hashApiKey, parseApiKey, SCOPES } from '@app/access';
+import { AccessReadModel, AccessService, accessMigrations, hashApiKey, parseApiKey, SCOPES } from '@app/access';
 import { openEventStore } from '@app/event-store';
 import { TEST_KEY_ENCRYPTION_KEY } from '../support/test-kek';
 
@@ -169,7 +169,7 @@ describe(`npm run cli (${databaseUrl ? 'PostgreSQL' : 'embedded'})`, () => {
   it('a key made by keys:create authenticates; the revoked one no longer does', async () => {
     const { db, store } = await openEventStore({ databaseUrl, dataDir, migrations: accessMigrations });
     try {
-      const access = new AccessService(db, store);
+      const access = new AccessService(new AccessReadModel(db), store);
       expect(await access.authenticate(parseApiKey(testKey.key)!)).toEqual({
         orgId,
         keyId: testKey.key_id,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AccessService, accessMigrations } from '@app/access';
+import { AccessReadModel, AccessService, accessMigrations } from '@app/access';
 import { openEventStore } from '@app/event-store';
 import { startApiProcesses } from '../support/api-processes';
 import { TEST_KEY_ENCRYPTION_KEY } from '../support/test-kek';
@@ -20,7 +20,7 @@ describe('commerce across two api processes (PostgreSQL)', () => {
   beforeAll(async () => {
     ({ bases, stop } = await startApiProcesses(2, { DATABASE_URL: url, REDIS_URL: redisUrl, KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY, RATE_LIMITS: 'off', WORKERS: 'off', LOG_LEVEL: 'warn' }));
     const { db, store } = await openEventStore({ databaseUrl: url, migrations: accessMigrations });
-    const access = new AccessService(db, store);
+    const access = new AccessService(new AccessReadModel(db), store);
     const org = await access.createOrganization(`two-proc-${randomBytes(3).toString('hex')}`);
     key = (await access.createApiKey(org.org_id, { scopes: ['payments:write', 'payments:read'], mode: 'test' })).key;
     await store.close();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AccessService, accessMigrations } from '@app/access';
+import { AccessReadModel, AccessService, accessMigrations } from '@app/access';
 import { openEventStore } from '@app/event-store';
 import { startApiProcesses } from '../support/api-processes';
 import { TEST_KEY_ENCRYPTION_KEY } from '../support/test-kek';
@@ -57,7 +57,7 @@ describe('limits shared by two api processes (PostgreSQL + Redis)', () => {
     expect(before).toEqual([200, 200]);
     // Revoke from a third process, as the admin CLI does.
     const { db, store } = await openEventStore({ databaseUrl: url, migrations: accessMigrations });
-    await new AccessService(db, store).revokeApiKey(key_id);
+    await new AccessService(new AccessReadModel(db), store).revokeApiKey(key_id);
     await store.close();
     await db.close();
     const after = await Promise.all(bases.map((b) => fetch(`${b}/api/me`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status)));

@@ -2,11 +2,11 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import type { Logger } from '@app/http';
 import { AccessModule, accessMigrations } from '@app/access';
-import { certificateMigrations, creditMigrations, NotaryModule, registryMigrations, signingKeyMigrations } from '@app/notary';
+import { certificateMigrations, creditMigrations, NotaryModule, notaryProjections, registryMigrations, signingKeyMigrations } from '@app/notary';
 import { settlementMigrations, type SettlementProvider } from '@app/settlement';
 import { PlatformModule } from '@app/platform';
 import { webhookMigrations, WebhooksModule } from '@app/webhooks';
-import { CommerceModule, policyMigrations, transactionMigrations } from '@app/commerce';
+import { CommerceModule, policiesProjection, policyMigrations, transactionMigrations, transactionsProjection } from '@app/commerce';
 import { idempotencyMigrations } from '@app/idempotency';
 import { HealthController } from './health/health.controller';
 
@@ -24,7 +24,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...webhookMigrations, ...policyMigrations, ...transactionMigrations, ...idempotencyMigrations, ...settlementMigrations] }),
+        PlatformModule.forRoot({ config, logger, projections: [...notaryProjections, transactionsProjection, policiesProjection], migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...webhookMigrations, ...policyMigrations, ...transactionMigrations, ...idempotencyMigrations, ...settlementMigrations] }),
         AccessModule.forRoot(config),
         NotaryModule.forRoot(config, { settlementProvider }),
         WebhooksModule.forRoot(config),

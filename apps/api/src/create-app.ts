@@ -54,6 +54,16 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   server.addHook('onSend', async (_req, reply) => {
     if (lifecycle.draining) reply.header('connection', 'close');
   });
+  // Nest runs every module's shutdown hooks (projection runners, webhook workers: seconds on a
+  // busy Redis) before it closes the HTTP server, which would keep accepting new requests all that
+  // time. So a close stops accepting first; in-flight requests finish, and fastify's own close
+  // later tolerates the listener being gone already.
+  const closeApp = app.close.bind(app);
+  app.close = async () => {
+    lifecycle.startDraining();
+    if (server.server.listening) server.server.close();
+    return closeApp();
+  };
 
   const document = completeOpenApiDocument(
     SwaggerModule.createDocument(

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AccessService, accessMigrations } from '@app/access';
-import { AppConfig, AppError, ConfigError, errorBody, loadConfig, resolveKeyEncryptionKey } from '@app/core';
+import { AccessReadModel, AccessService, accessMigrations } from '@app/access';
+import { AppConfig, AppError, ConfigError, DomainError, errorBody, loadConfig, resolveKeyEncryptionKey } from '@app/core';
 import { DataDirInUse, openEventStore, OpenedEventStore } from '@app/event-store';
-import { certificateMigrations, creditMigrations, LegacyImportService, SigningKeyStore, signingKeyMigrations } from '@app/notary';
+import { certificateMigrations, creditMigrations, LegacyImportService, notaryProjections, SigningKeyStore, signingKeyMigrations } from '@app/notary';
 import { CliError, legacyCertificatesFrom, parseCommand, RunnableCommand, runCommand, USAGE } from './cli';
 
 /**
@@ -22,7 +22,7 @@ function fail(err: CliError): number {
 
 async function open(config: AppConfig): Promise<OpenedEventStore> {
   try {
-    return await openEventStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations] });
+    return await openEventStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations], projections: notaryProjections });
   } catch (err) {
     if (err instanceof DataDirInUse) {
       throw new CliError(
@@ -87,7 +87,7 @@ async function main(argv: string[]): Promise<number> {
       return signingKeys;
     };
     const result = await runCommand(cmd, {
-      access: new AccessService(opened.db, opened.store),
+      access: new AccessService(new AccessReadModel(opened.db), opened.store),
       signingKeys: openSigningKeys,
       legacyImport: async () => new LegacyImportService(opened.db, opened.store, await openSigningKeys()),
     }).finally(() => (signingKeys as SigningKeyStore | null)?.stop());
@@ -102,7 +102,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (err) {
-    if (err instanceof AppError) return fail(new CliError(err.code, err.message, 1, err.details));
+    if (err instanceof AppError || err instanceof DomainError) return fail(new CliError(err.code, err.message, 1, err.details));
     if (err instanceof CliError) return fail(err);
     throw err;
   } finally {

@@ -5,7 +5,7 @@ import type { Logger } from '@app/http';
 import { registryMigrations, registryProjection, signingKeyMigrations } from '@app/notary';
 import { PlatformModule } from '@app/platform';
 import { webhookMigrations, WebhooksModule } from '@app/webhooks';
-import { CommerceModule, transactionMigrations } from '@app/commerce';
+import { CommerceModule, transactionMigrations, transactionsProjection } from '@app/commerce';
 import { idempotencyMigrations } from '@app/idempotency';
 
 const REGISTER_PROJECTIONS = Symbol('REGISTER_PROJECTIONS');
@@ -17,7 +17,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, migrations: [...registryMigrations, ...signingKeyMigrations, ...webhookMigrations, ...transactionMigrations, ...idempotencyMigrations], runWorkers: true }),
+        PlatformModule.forRoot({ config, logger, projections: [transactionsProjection], migrations: [...registryMigrations, ...signingKeyMigrations, ...webhookMigrations, ...transactionMigrations, ...idempotencyMigrations], runWorkers: true }),
         CommerceModule.forWorker(config),
         WebhooksModule.forRoot(config, { http: false, runWorkers: true }),
       ],

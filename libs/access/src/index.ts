@@ -10,3 +10,4 @@ export * from './limits/did-rotation';
 export * from './http/access-context';
 export * from './http/access.guard';
 export * from './http/access.module';
+export { AccessReadModel } from './keys/access-read-model.repository';

@@ -1,30 +1,52 @@
 import { DynamicModule, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { LOGGER, type AppConfig } from '@app/core';
-import { PROJECTIONS_ENABLED, SqlDatabase, SqlEventStore } from '@app/event-store';
+import { CqrsModule } from '@nestjs/cqrs';
+import { LOGGER, systemClock, type AppConfig } from '@app/core';
+import { EventStore, PROJECTIONS_ENABLED, SqlDatabase, SqlEventStore } from '@app/event-store';
 import type { Logger } from '@app/http';
 import { IdempotencyModule, IdempotencyService } from '@app/idempotency';
-import { SigningKeyStore } from '@app/notary';
-import { SandboxSettlementProvider, SettlementProvider } from '@app/settlement';
+import { SigningKeysModule, SigningKeyStore } from '@app/notary';
+import { SandboxLedger, SandboxSettlementProvider, SettlementProvider } from '@app/settlement';
 import { PoliciesController } from './policies/policies.controller';
 import { PolicyService } from './policies/policy.service';
+import { PolicyReadModel, PolicyRepository } from './policies/policy.repository';
+import { PutPolicyController } from './put-policy/put-policy.controller';
+import { PutPolicyHandler } from './put-policy/put-policy.handler';
 import { SPEND_LEDGER, SpendLedger } from './policies/spend-ledger';
 import { ReceiptVerificationController, TransactionsController } from './http/transactions.controller';
 import { RecordVerifier } from './receipts/record-verifier';
 import { ExpirySweep } from './transactions/expiry-sweep';
-import { RecordedSpendLedger } from './transactions/transaction.projection';
+import { RecordedSpendLedger } from './transactions/spend.repository';
 import { TransactionQueries } from './transactions/transaction.queries';
-import { AuthorizationExpiry, TransactionService } from './transactions/transaction.service';
+import { ExecutePaymentController } from './execute-payment/execute-payment.controller';
+import { ExecutePaymentHandler, SETTLEMENT_PROVIDERS, SettlementProviders } from './execute-payment/execute-payment.handler';
+import { SpendCapLocks } from './transactions/spend-cap-locks';
+import { AuthorizePaymentController } from './authorize-payment/authorize-payment.controller';
+import { AuthorizePaymentHandler, CURRENT_POLICIES, SPEND_CAP_LOCKS } from './authorize-payment/authorize-payment.handler';
+import { CommerceAuthority } from './authorize-payment/commerce-authority';
+import { TransactionRepository } from './transactions/transaction.repository';
+import { SqlTransactionRows, TransactionRows } from './transactions/transaction-rows.repository';
+import { COMMERCE_CLOCK } from './transactions/commerce-clock';
+import { ApproveAuthorizationController } from './approve-authorization/approve-authorization.controller';
+import { ApproveAuthorizationHandler } from './approve-authorization/approve-authorization.handler';
+import { RejectAuthorizationController } from './reject-authorization/reject-authorization.controller';
+import { RejectAuthorizationHandler } from './reject-authorization/reject-authorization.handler';
+import { ExpireAuthorizationsCommand } from './expire-authorizations/expire-authorizations.command';
+import { ExpireAuthorizationsHandler } from './expire-authorizations/expire-authorizations.handler';
 
 const COMMERCE_PROVIDER = Symbol('COMMERCE_SETTLEMENT_PROVIDER');
 
-/** The expiry sweep (and the purge of idempotency keys past 24 h), run by every worker. */
-const sweepProviders = (config: AppConfig) => [
-  { provide: AuthorizationExpiry, useFactory: (db: SqlDatabase, store: SqlEventStore) => new AuthorizationExpiry(db, store), inject: [SqlDatabase, SqlEventStore] },
+/** What every commerce role needs: the transactions' repository and rows, the clock, the expiry sweep. */
+const coreProviders = (config: AppConfig) => [
+  { provide: TransactionRepository, useFactory: (store: EventStore) => new TransactionRepository(store), inject: [EventStore] },
+  { provide: TransactionRows, useFactory: (db: SqlDatabase) => new SqlTransactionRows(db), inject: [SqlDatabase] },
+  { provide: COMMERCE_CLOCK, useValue: systemClock },
+  ExpireAuthorizationsHandler,
+  // The expiry sweep (and the purge of idempotency keys past 24 h), run by every worker.
   {
     provide: ExpirySweep,
-    useFactory: (expiry: AuthorizationExpiry, logger: Logger, idempotency: IdempotencyService) =>
-      new ExpirySweep(expiry, config.COMMERCE_SWEEP_INTERVAL_MS, logger, [() => idempotency.purgeExpired()]),
-    inject: [AuthorizationExpiry, LOGGER, IdempotencyService],
+    useFactory: (expire: ExpireAuthorizationsHandler, logger: Logger, idempotency: IdempotencyService) =>
+      new ExpirySweep((limit) => expire.execute(new ExpireAuthorizationsCommand(limit)), config.COMMERCE_SWEEP_INTERVAL_MS, logger, [() => idempotency.purgeExpired()]),
+    inject: [ExpireAuthorizationsHandler, LOGGER, IdempotencyService],
   },
 ];
 
@@ -40,41 +62,51 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
   static forRoot(config: AppConfig, options: { settlementProvider?: SettlementProvider } = {}): DynamicModule {
     return {
       module: CommerceModule,
-      imports: [IdempotencyModule.forRoot()],
-      controllers: [PoliciesController, TransactionsController, ReceiptVerificationController],
+      imports: [CqrsModule, IdempotencyModule.forRoot(), SigningKeysModule],
+      controllers: [PutPolicyController, PoliciesController, AuthorizePaymentController, ExecutePaymentController, TransactionsController, ApproveAuthorizationController, RejectAuthorizationController, ReceiptVerificationController],
       providers: [
         { provide: SPEND_LEDGER, useFactory: (db: SqlDatabase) => new RecordedSpendLedger(db), inject: [SqlDatabase] },
         {
           provide: PolicyService,
-          useFactory: (db: SqlDatabase, store: SqlEventStore, ledger: SpendLedger) => new PolicyService(db, store, ledger),
-          inject: [SqlDatabase, SqlEventStore, SPEND_LEDGER],
+          useFactory: (db: SqlDatabase, ledger: SpendLedger) => new PolicyService(new PolicyReadModel(db), ledger),
+          inject: [SqlDatabase, SPEND_LEDGER],
         },
-        { provide: COMMERCE_PROVIDER, useFactory: (db: SqlDatabase) => options.settlementProvider ?? new SandboxSettlementProvider(db), inject: [SqlDatabase] },
+        { provide: PolicyRepository, useFactory: (store: EventStore) => new PolicyRepository(store), inject: [EventStore] },
+        PutPolicyHandler,
+        { provide: COMMERCE_PROVIDER, useFactory: (db: SqlDatabase) => options.settlementProvider ?? new SandboxSettlementProvider(new SandboxLedger(db)), inject: [SqlDatabase] },
+        // Live keys settle through `live` once a live provider is configured; none is yet.
+        { provide: SETTLEMENT_PROVIDERS, useFactory: (sandbox: SettlementProvider): SettlementProviders => ({ sandbox }), inject: [COMMERCE_PROVIDER] },
+        ExecutePaymentHandler,
         {
-          provide: TransactionService,
-          useFactory: (db: SqlDatabase, store: SqlEventStore, policies: PolicyService, sandbox: SettlementProvider, keys: SigningKeyStore) =>
-            new TransactionService(db, store, policies, { sandbox }, () => (message) => keys.current.sign(message), new URL(config.BASE_URL).host),
-          inject: [SqlDatabase, SqlEventStore, PolicyService, COMMERCE_PROVIDER, SigningKeyStore],
+          provide: CommerceAuthority,
+          // No live settlement provider is configured yet: live-mode transactions are decided but cannot execute.
+          useFactory: (keys: SigningKeyStore): CommerceAuthority => ({ issuer: new URL(config.BASE_URL).host, sign: (message) => keys.current.sign(message), liveProvider: false }),
+          inject: [SigningKeyStore],
         },
+        { provide: SPEND_CAP_LOCKS, useFactory: (db: SqlDatabase, store: SqlEventStore) => new SpendCapLocks(db, store), inject: [SqlDatabase, SqlEventStore] },
+        { provide: CURRENT_POLICIES, useExisting: PolicyService },
+        AuthorizePaymentHandler,
         {
           provide: TransactionQueries,
-          useFactory: (db: SqlDatabase, store: SqlEventStore, policies: PolicyService) => new TransactionQueries(db, store, policies),
-          inject: [SqlDatabase, SqlEventStore, PolicyService],
+          useFactory: (rows: TransactionRows, store: EventStore, policies: PolicyService) => new TransactionQueries(rows, store, policies),
+          inject: [TransactionRows, EventStore, PolicyService],
         },
         {
           provide: RecordVerifier,
           useFactory: (keys: SigningKeyStore) => new RecordVerifier((keyId, message, signature, signedAt) => keys.current.verify(keyId, message, signature, signedAt)),
           inject: [SigningKeyStore],
         },
-        ...sweepProviders(config),
+        ...coreProviders(config),
+        ApproveAuthorizationHandler,
+        RejectAuthorizationHandler,
       ],
-      exports: [PolicyService, SPEND_LEDGER, TransactionService, TransactionQueries, ExpirySweep],
+      exports: [PolicyService, SPEND_LEDGER, TransactionQueries, ExpirySweep],
     };
   }
 
   /** The worker role (`start:worker`): only the sweep, which signs nothing and serves nothing. */
   static forWorker(config: AppConfig): DynamicModule {
-    return { module: CommerceModule, imports: [IdempotencyModule.forRoot()], providers: sweepProviders(config), exports: [ExpirySweep] };
+    return { module: CommerceModule, imports: [CqrsModule, IdempotencyModule.forRoot()], providers: coreProviders(config), exports: [ExpirySweep] };
   }
 
   onApplicationBootstrap(): void {

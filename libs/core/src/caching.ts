@@ -1,4 +1,5 @@
 /** In-process caching and read coalescing: plain TS, no I/O of its own. */
+import { Batcher } from './batcher';
 
 /** A bounded least-recently-used map (a Map keeps insertion order: re-insert on use). */
 export class LruCache<V> {
@@ -39,42 +40,24 @@ export function deepFreeze<T>(value: T): T {
 
 /**
  * Coalesces the lookups made during one turn of the event loop into one call of `loadMany`
- * (each distinct key once), as DataLoader does. Every lookup still reads after it was asked
- * for, so it sees what a query of its own would have seen; under load, one round trip serves
- * many requests.
+ * (each distinct key once), as DataLoader does: the read side of the one batching mechanism
+ * (Batcher). Every lookup still reads after it was asked for, so it sees what a query of its own
+ * would have seen; under load, one round trip serves many requests.
  */
 export class BatchLoader<V> {
-  private pending: Map<string, { resolve: (v: V | undefined) => void; reject: (e: unknown) => void }[]> | null = null;
+  private readonly batcher: Batcher<string, V | undefined>;
 
-  constructor(
-    private readonly loadMany: (keys: string[]) => Promise<Map<string, V>>,
-    private readonly maxBatch = 500,
-  ) {}
-
-  load(key: string): Promise<V | undefined> {
-    return new Promise((resolve, reject) => {
-      if (!this.pending) {
-        this.pending = new Map();
-        setImmediate(() => this.flush());
-      }
-      const waiting = this.pending.get(key);
-      if (waiting) waiting.push({ resolve, reject });
-      else this.pending.set(key, [{ resolve, reject }]);
-      if (this.pending.size >= this.maxBatch) this.flush();
-    });
+  constructor(loadMany: (keys: string[]) => Promise<Map<string, V>>, maxBatch = 500) {
+    this.batcher = new Batcher(
+      async (keys) => {
+        const found = await loadMany([...new Set(keys)]);
+        return keys.map((k) => found.get(k));
+      },
+      { maxBatch, maxInFlight: Number.POSITIVE_INFINITY },
+    );
   }
 
-  private flush(): void {
-    const batch = this.pending;
-    this.pending = null;
-    if (!batch || batch.size === 0) return;
-    this.loadMany([...batch.keys()]).then(
-      (found) => {
-        for (const [key, waiters] of batch) for (const w of waiters) w.resolve(found.get(key));
-      },
-      (err: unknown) => {
-        for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
-      },
-    );
+  load(key: string): Promise<V | undefined> {
+    return this.batcher.add(key);
   }
 }

@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './domain-error';
 export * from './ids';
 export * from './clock';
 export * from './config';
@@ -6,3 +7,4 @@ export * from './key-encryption-key';
 export * from './redis';
 export * from './tokens';
 export * from './caching';
+export * from './batcher';

@@ -5,8 +5,24 @@ import Redis, { RedisOptions } from 'ioredis';
  * queueing without bound (BullMQ workers make their own, with maxRetriesPerRequest: null).
  */
 export function createRedis(url: string, options: RedisOptions = {}): Redis {
-  const redis = new Redis(url, {
-    lazyConnect: true,
+  const redis = new Redis(redisOptions(url, { lazyConnect: true, ...options }));
+  redis.on('error', () => undefined); // reported through readiness, not as crashes
+  return redis;
+}
+
+/**
+ * The same settings as options, for a library that makes and owns its connection (BullMQ: a
+ * connection it owns is ended cleanly when closed before Redis was ever reached).
+ */
+export function redisOptions(url: string, options: RedisOptions = {}): RedisOptions {
+  const u = new URL(url);
+  return {
+    host: u.hostname.replace(/^\[|\]$/g, ''),
+    port: u.port ? Number(u.port) : 6379,
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(u.pathname.length > 1 ? { db: Number(u.pathname.slice(1)) } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
     maxRetriesPerRequest: 1,
     enableOfflineQueue: true,
     connectTimeout: 2000,
@@ -14,9 +30,7 @@ export function createRedis(url: string, options: RedisOptions = {}): Redis {
     enableAutoPipelining: true,
     retryStrategy: (times) => Math.min(times * 200, 2000),
     ...options,
-  });
-  redis.on('error', () => undefined); // reported through readiness, not as crashes
-  return redis;
+  };
 }
 
 export type { Redis };

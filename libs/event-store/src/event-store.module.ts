@@ -1,7 +1,6 @@
 import { DynamicModule, Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { EventStore } from './event-store.port';
 import { openEventStore, OpenEventStoreOptions } from './open-event-store';
-import { Migration } from './sql/migrations';
 import { SqlDatabase } from './sql/sql-database';
 import { SqlEventStore } from './sql/sql-event-store';
 import { ProjectionHost, PROJECTIONS_ENABLED } from './projections/projection-host';
@@ -17,7 +16,7 @@ const OPENED = Symbol('OPENED_EVENT_STORE');
 export class EventStoreModule implements OnApplicationShutdown {
   constructor(@Inject(OPENED) private readonly opened: { db: SqlDatabase; store: SqlEventStore }) {}
 
-  static forRoot(options: OpenEventStoreOptions & { migrations?: Migration[]; runProjections?: boolean }): DynamicModule {
+  static forRoot(options: OpenEventStoreOptions & { runProjections?: boolean }): DynamicModule {
     return {
       module: EventStoreModule,
       providers: [

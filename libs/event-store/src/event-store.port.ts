@@ -1,3 +1,5 @@
+import type { InlineProjection } from './projections/read-model';
+
 /**
  * The EventStore port, shaped after EventStoreDB/KurrentDB: streams with revisions, a global
  * `$all` order, optimistic concurrency, idempotent appends by event id, catch-up subscriptions.
@@ -99,8 +101,36 @@ export type ChainVerdict =
       actual: string | number | null;
     };
 
+/** One append of `appendMany`. */
+export interface StreamAppend {
+  stream: string;
+  events: NewEvent[];
+  expected?: ExpectedRevision;
+}
+
+/** What became of one append of `appendMany`: a wrong expected revision fails that append alone. */
+export type StreamAppendOutcome =
+  | { status: 'appended' | 'replay'; result: AppendResult }
+  | { status: 'wrong_expected_version'; error: WrongExpectedVersion };
+
+/**
+ * The port. Read models are inline projections registered by name (`registerProjection`): a SQL
+ * adapter applies them in the append's own transaction, so a caller reads its own writes; an
+ * adapter without one (KurrentDB) applies them from a checkpointed subscription and has an append
+ * wait for that checkpoint before it returns. Either way, nothing else writes their tables.
+ */
 export abstract class EventStore {
   abstract append(stream: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /**
+   * Several streams (each at most once) in one atomic write: each append is checked on its own
+   * (a wrong expected revision fails that one and the others go on); a read-model constraint
+   * refusing any change undoes them all.
+   */
+  abstract appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]>;
+  /** Registers a read model; its tables are written by this projection only, on every append. The same projection twice is a no-op. */
+  abstract registerProjection(projection: InlineProjection): void;
+  /** Empties the projection's tables and applies every stored event it reads again; returns how many. */
+  abstract rebuildProjection(name: string): Promise<number>;
   abstract readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   abstract readAll(options?: ReadAllOptions): Promise<ReadAllPage>;
   abstract subscribeToAll(options?: SubscribeOptions): AllSubscription;

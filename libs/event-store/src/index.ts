@@ -1,5 +1,6 @@
 export * from './event-store.port';
 export * from './hash-chain';
+export * from './projections/read-model';
 export * from './sql/sql-database';
 export * from './sql/migrations';
 export * from './sql/sql-event-store';
@@ -9,3 +10,4 @@ export { PgDatabase } from './adapters/pg-database';
 export { PgliteDatabase, DataDirInUse } from './adapters/pglite-database';
 export { EventStoreModule } from './event-store.module';
 export * from './projections/projection-host';
+export { InMemoryEventStore } from './adapters/in-memory-event-store';

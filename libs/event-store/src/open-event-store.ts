@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PgDatabase } from './adapters/pg-database';
 import { PgliteDatabase } from './adapters/pglite-database';
+import type { InlineProjection } from './projections/read-model';
 import { eventStoreMigrations, Migration, runMigrations } from './sql/migrations';
 import { SqlDatabase } from './sql/sql-database';
 import { SqlEventStore, SqlEventStoreOptions } from './sql/sql-event-store';
@@ -15,6 +16,8 @@ export interface OpenEventStoreOptions extends SqlEventStoreOptions {
   poolSize?: number;
   /** Read-model migrations of other libs, applied with the event store's. */
   migrations?: Migration[];
+  /** Inline read models of other libs, registered before anything is appended. */
+  projections?: InlineProjection[];
 }
 
 export interface OpenedEventStore {
@@ -42,5 +45,7 @@ export async function openEventStore(options: OpenEventStoreOptions): Promise<Op
     await db.close().catch(() => undefined);
     throw err;
   }
-  return { db, store: new SqlEventStore(db, options) };
+  const store = new SqlEventStore(db, options);
+  for (const p of options.projections ?? []) store.registerProjection(p);
+  return { db, store };
 }

@@ -1,7 +1,8 @@
 import { HttpException } from '@nestjs/common';
-import { AppError, errorBody, ErrorBody } from '@app/core';
+import { AppError, DomainError, errorBody, ErrorBody } from '@app/core';
 import { CanonicalizationError } from '@app/crypto';
 import { EventIdConflict, InvalidAppend, WrongExpectedVersion } from '@app/event-store';
+import { statusOfDomainError } from './error-catalog';
 
 export interface ErrorResponse {
   status: number;
@@ -48,6 +49,10 @@ function fromFastify(status: number, message: string): ErrorResponse {
 export function toErrorResponse(err: unknown): ErrorResponse {
   if (err instanceof AppError) {
     return { status: err.status, body: errorBody(err.code, err.message, err.details), headers: { ...err.headers } };
+  }
+  if (err instanceof DomainError) {
+    const headers: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'Retry-After': String(err.retryAfterSeconds) } : {};
+    return { status: statusOfDomainError(err.code), body: errorBody(err.code, err.message, err.details), headers };
   }
   if (err instanceof WrongExpectedVersion) {
     return { status: 409, body: errorBody('concurrent_modification', 'The resource was changed concurrently; retry'), headers: {} };

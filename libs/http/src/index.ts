@@ -5,3 +5,4 @@ export * from './logger';
 export * from './request-id';
 export * from './openapi';
 export * from './page-cursor';
+export * from './error-catalog';

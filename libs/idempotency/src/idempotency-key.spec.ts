@@ -1,5 +1,4 @@
-import { AppError } from '@app/core';
-import { isStorableError, methodPath, parseIdempotencyKey, requestHash } from './idempotency-key';
+import { isStorableStatus, methodPath, parseIdempotencyKey, requestHash } from './idempotency-key';
 
 describe('idempotency keys', () => {
   it('accepts 1..255 printable ASCII characters', () => {
@@ -26,13 +25,12 @@ describe('idempotency keys', () => {
   });
 
   it('stores domain refusals, not input errors, transient conflicts, 5xx or unknown errors', () => {
-    expect(isStorableError(new AppError('not_found', 'x', 404))).toBe(true);
-    expect(isStorableError(new AppError('payment_declined', 'x', 402))).toBe(true);
-    expect(isStorableError(new AppError('policy_violation', 'x', 422))).toBe(true);
-    expect(isStorableError(new AppError('validation_failed', 'x', 400))).toBe(false);
-    expect(isStorableError(new AppError('conflict', 'x', 409))).toBe(false);
-    expect(isStorableError(new AppError('rate_limited', 'x', 429))).toBe(false);
-    expect(isStorableError(new AppError('down', 'x', 503))).toBe(false);
-    expect(isStorableError(new Error('boom'))).toBe(false);
+    expect(isStorableStatus(404)).toBe(true);
+    expect(isStorableStatus(402)).toBe(true);
+    expect(isStorableStatus(422)).toBe(true);
+    expect(isStorableStatus(400)).toBe(false);
+    expect(isStorableStatus(409)).toBe(false);
+    expect(isStorableStatus(429)).toBe(false);
+    expect(isStorableStatus(503)).toBe(false);
   });
 });

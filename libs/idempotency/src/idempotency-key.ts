@@ -22,17 +22,13 @@ export const requestHash = (body: unknown): string => sha256Hex(canonicalJson(bo
 export const methodPath = (method: string, path: string): string => `${method.toUpperCase()} ${path.split('?')[0]}`;
 
 /**
- * Which thrown errors are stored as the key's response. Following Stripe, a result is saved
- * once the endpoint has started executing: a domain refusal (402, 403, 404, 422…) is the
- * answer for that request and replays. Not stored, so the same key may be retried: 400 (the
- * input was rejected before anything ran, e.g. validation), 408/409/425/429 (a transient
- * state: a concurrent change, a limit), every 5xx and anything that is not an AppError.
+ * Which refusals are stored as the key's response. Following Stripe, a result is saved once the
+ * endpoint has started executing: a domain refusal (402, 403, 404, 422…) is the answer for that
+ * request and replays. Not stored, so the same key may be retried: 400 (the input was rejected
+ * before anything ran, e.g. validation), 408/409/425/429 (a transient state: a concurrent
+ * change, a limit) and every 5xx; nor anything that is not a refusal (an unexpected error).
  */
-export function isStorableError(err: unknown): err is AppError {
-  if (!(err instanceof AppError)) return false;
-  const s = err.status;
-  return s > 400 && s < 500 && ![408, 409, 425, 429].includes(s);
-}
+export const isStorableStatus = (s: number): boolean => s > 400 && s < 500 && ![408, 409, 425, 429].includes(s);
 
 export const idempotencyKeyReused = (why: string) =>
   new AppError('idempotency_key_reused', `This Idempotency-Key was already used for ${why}; use a new key for a new request`, 422);

@@ -2,6 +2,7 @@ import { PgDatabase } from '@app/event-store';
 import { openTestStore } from '../../../test/support/test-store';
 import { idempotencyMigrations } from './idempotency.migrations';
 import { IdempotencyService } from './idempotency.service';
+import { IdempotencyKeyRepository } from './idempotency.repository';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -22,8 +23,8 @@ describe('IdempotencyService across two processes (PostgreSQL)', () => {
   const scope = (key: string) => ({ organizationId: 'org_a', key, method: 'POST', path: '/api/cdp/authorize', body: { amount_cents: 1000 } });
 
   it('runs the handler once for 50 parallel requests split over two pools, and all get its response', async () => {
-    const a = new IdempotencyService(t.db);
-    const b = new IdempotencyService(otherPool);
+    const a = new IdempotencyService(new IdempotencyKeyRepository(t.db));
+    const b = new IdempotencyService(new IdempotencyKeyRepository(otherPool));
     let runs = 0;
     const handler = async () => {
       const run = ++runs;
@@ -41,16 +42,16 @@ describe('IdempotencyService across two processes (PostgreSQL)', () => {
     // handler that never finishes and a renewal that cannot reach the database.
     const [{ schema }] = await t.db.query<{ schema: string }>('SELECT current_schema() AS schema');
     const dead = new PgDatabase({ connectionString: process.env.DATABASE_URL!, schema, max: 1 });
-    const a = new IdempotencyService(dead, { leaseMs: 300 });
+    const a = new IdempotencyService(new IdempotencyKeyRepository(dead), { leaseMs: 300 });
     let hang!: () => void;
     const abandoned = a.run(scope('takeover'), () => new Promise<{ status: number; body: null }>((r) => (hang = () => r({ status: 201, body: null })))).catch((e: Error) => e);
     await sleep(100);
     await dead.close(); // the process is gone: no renewal, no completion
-    const b = new IdempotencyService(otherPool, { waitMs: 0 });
+    const b = new IdempotencyService(new IdempotencyKeyRepository(otherPool), { waitMs: 0 });
     await expect(b.run(scope('takeover'), async () => ({ status: 201, body: { by: 'b' } }))).rejects.toMatchObject({ code: 'idempotency_request_in_progress' });
     await sleep(350);
     expect(await b.run(scope('takeover'), async () => ({ status: 201, body: { by: 'b' } }))).toMatchObject({ replayed: false, body: { by: 'b' } });
-    expect(await new IdempotencyService(t.db).run(scope('takeover'), async () => ({ status: 201, body: { by: 'c' } }))).toMatchObject({ replayed: true, body: { by: 'b' } });
+    expect(await new IdempotencyService(new IdempotencyKeyRepository(t.db)).run(scope('takeover'), async () => ({ status: 201, body: { by: 'c' } }))).toMatchObject({ replayed: true, body: { by: 'b' } });
     hang(); // the abandoned handler finishes, but its process cannot record anything any more
     expect(await abandoned).toBeInstanceOf(Error);
   });

@@ -1,7 +1,8 @@
-import { AppError } from '@app/core';
+import { AppError, DomainError } from '@app/core';
 import { openTestStore } from '../../../test/support/test-store';
 import { idempotencyMigrations } from './idempotency.migrations';
 import { IdempotencyOptions, IdempotencyScope, IdempotencyService } from './idempotency.service';
+import { IdempotencyKeyRepository } from './idempotency.repository';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -22,7 +23,7 @@ describe('IdempotencyService (on the real store)', () => {
     body: { amount_cents: 1000, currency: 'USD' },
     ...over,
   });
-  const service = (o: IdempotencyOptions = {}) => new IdempotencyService(t.db, o);
+  const service = (o: IdempotencyOptions = {}) => new IdempotencyService(new IdempotencyKeyRepository(t.db), o);
   /** A handler that counts its runs and answers with the run number. */
   const counting = (status = 201, delayMs = 0) => {
     const h = Object.assign(
@@ -141,6 +142,20 @@ describe('IdempotencyService (on the real store)', () => {
     const replay = await s.run(scope({ key }), refuse).catch((e: AppError) => e);
     expect(replay).toBeInstanceOf(AppError);
     expect(replay).toMatchObject({ code: 'not_found', status: 404, message: 'transaction not found', details: { id: 'txn_x' }, headers: { 'idempotent-replayed': 'true' } });
+    expect(runs).toBe(1);
+  });
+
+  it("stores an aggregate's DomainError (no HTTP status of its own) with its catalogued status, and replays it", async () => {
+    const s = service();
+    const key = fresh();
+    let runs = 0;
+    const refuse = async (): Promise<never> => {
+      runs++;
+      throw new DomainError('payment_declined', 'the provider declined transaction txn_x', { provider: 'sandbox' });
+    };
+    await expect(s.run(scope({ key }), refuse)).rejects.toBeInstanceOf(DomainError);
+    const replay = await s.run(scope({ key }), refuse).catch((e: AppError) => e);
+    expect(replay).toMatchObject({ code: 'payment_declined', status: 402, details: { provider: 'sandbox' }, headers: { 'idempotent-replayed': 'true' } });
     expect(runs).toBe(1);
   });
 

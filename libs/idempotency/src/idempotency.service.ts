@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, ErrorBody, errorBody } from '@app/core';
-import { SqlDatabase } from '@app/event-store';
+import { AppError, DomainError, ErrorBody } from '@app/core';
+import { toErrorResponse } from '@app/http';
 import {
   IDEMPOTENT_REPLAYED_HEADER,
   idempotencyKeyReused,
   idempotencyRequestInProgress,
-  isStorableError,
+  isStorableStatus,
   methodPath,
   parseIdempotencyKey,
   requestHash,
 } from './idempotency-key';
+import { IdempotencyKeyRepository, KeyRow } from './idempotency.repository';
 
 export interface IdempotencyScope {
   organizationId: string;
@@ -38,18 +39,6 @@ export interface IdempotencyOptions {
   maxPollMs?: number;
 }
 
-interface KeyRow {
-  request_hash: string;
-  method_path: string;
-  status: 'in_progress' | 'completed';
-  response_status: number | null;
-  response_error: boolean;
-  response_body: unknown;
-  response_headers: Record<string, string> | null;
-  expired: boolean;
-  lease_over: boolean;
-}
-
 const DAY_MS = 24 * 60 * 60 * 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -71,7 +60,7 @@ export class IdempotencyService {
   private readonly maxPollMs: number;
 
   constructor(
-    private readonly db: SqlDatabase,
+    private readonly keys: IdempotencyKeyRepository,
     options: IdempotencyOptions = {},
   ) {
     this.leaseMs = options.leaseMs ?? 60_000;
@@ -82,7 +71,7 @@ export class IdempotencyService {
 
   /**
    * Runs `handler` once per (organization, key). A stored thrown error replays by being thrown
-   * again (with `Idempotent-Replayed: true` among its headers); see `isStorableError` for
+   * again (with `Idempotent-Replayed: true` among its headers); see `isStorableStatus` for
    * which thrown errors are stored.
    */
   async run<T>(scope: IdempotencyScope, handler: () => Promise<IdempotentResponse<T>>): Promise<IdempotentResponse<T> & { replayed: boolean }> {
@@ -92,10 +81,10 @@ export class IdempotencyService {
     let pause = 5;
     for (;;) {
       const token = randomUUID();
-      if (await this.claim(request, token)) return this.execute(request, token, handler);
+      if (await this.keys.claim(request, token, this.leaseMs, this.retentionMs)) return this.execute(request, token, handler);
       // Someone holds the key: look until it is done, gone, or taken over.
       for (;;) {
-        const row = await this.read(request.org, key);
+        const row = await this.keys.read(request.org, key);
         if (!row || row.expired) break;
         if (row.method_path !== request.methodPath) throw idempotencyKeyReused(`${row.method_path}`);
         if (row.request_hash !== request.hash) throw idempotencyKeyReused('a request with a different body');
@@ -109,48 +98,8 @@ export class IdempotencyService {
   }
 
   /** Deletes keys past their retention; returns how many. For a periodic sweep. */
-  async purgeExpired(): Promise<number> {
-    const [row] = await this.db.query<{ n: number }>(
-      `WITH gone AS (
-         DELETE FROM idempotency_keys
-         WHERE expires_at <= now() AND (status = 'completed' OR locked_until <= now())
-         RETURNING 1)
-       SELECT count(*)::int AS n FROM gone`,
-    );
-    return Number(row.n);
-  }
-
-  private async claim(r: { org: string; key: string; hash: string; methodPath: string }, token: string): Promise<boolean> {
-    // Inserts the claim, or overwrites an expired row, or takes over a lapsed claim on the same
-    // request. Racing claimants serialize on the row; the loser's WHERE sees the winner's row.
-    const rows = await this.db.query<{ claim_token: string }>(
-      `INSERT INTO idempotency_keys AS k
-         (organization_id, key, request_hash, method_path, status, claim_token, locked_until, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, 'in_progress', $5, now() + $6::float8 * interval '1 millisecond', now(), now() + $7::float8 * interval '1 millisecond')
-       ON CONFLICT (organization_id, key) DO UPDATE SET
-         request_hash = EXCLUDED.request_hash, method_path = EXCLUDED.method_path, status = 'in_progress',
-         claim_token = EXCLUDED.claim_token, locked_until = EXCLUDED.locked_until,
-         created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
-         response_status = NULL, response_error = false, response_body = NULL, response_headers = NULL
-       WHERE k.expires_at <= now()
-          OR (k.status = 'in_progress' AND k.locked_until <= now()
-              AND k.request_hash = EXCLUDED.request_hash AND k.method_path = EXCLUDED.method_path)
-       RETURNING claim_token`,
-      [r.org, r.key, r.hash, r.methodPath, token, this.leaseMs, this.retentionMs],
-      { name: 'idempotency_claim' },
-    );
-    return rows.length === 1 && rows[0].claim_token === token;
-  }
-
-  private async read(org: string, key: string): Promise<KeyRow | undefined> {
-    const [row] = await this.db.query<KeyRow>(
-      `SELECT request_hash, method_path, status, response_status, response_error, response_body, response_headers,
-              expires_at <= now() AS expired, coalesce(locked_until <= now(), false) AS lease_over
-       FROM idempotency_keys WHERE organization_id = $1 AND key = $2`,
-      [org, key],
-      { name: 'idempotency_read' },
-    );
-    return row;
+  purgeExpired(): Promise<number> {
+    return this.keys.purgeExpired();
   }
 
   private async execute<T>(
@@ -160,13 +109,7 @@ export class IdempotencyService {
   ): Promise<IdempotentResponse<T> & { replayed: boolean }> {
     // A live claimant keeps its lease; only a dead one's claim lapses.
     const renewal = setInterval(() => {
-      this.db
-        .query(
-          `UPDATE idempotency_keys SET locked_until = now() + $4::float8 * interval '1 millisecond'
-           WHERE organization_id = $1 AND key = $2 AND claim_token = $3 AND status = 'in_progress'`,
-          [r.org, r.key, token, this.leaseMs],
-        )
-        .catch(() => undefined);
+      this.keys.renew(r, token, this.leaseMs).catch(() => undefined);
     }, Math.max(10, Math.floor(this.leaseMs / 3)));
     renewal.unref();
     let result: IdempotentResponse<T>;
@@ -174,43 +117,20 @@ export class IdempotencyService {
       result = await handler();
     } catch (err) {
       clearInterval(renewal);
-      if (isStorableError(err)) {
-        await this.complete(r, token, err.status, errorBody(err.code, err.message, err.details), err.headers ?? null, true);
+      // A refusal (an AppError or a domain error, 4xx but a transient one) is this request's answer.
+      const refusal = toErrorResponse(err);
+      if ((err instanceof AppError || err instanceof DomainError) && isStorableStatus(refusal.status)) {
+        const headers = Object.keys(refusal.headers).length > 0 ? refusal.headers : null;
+        await this.keys.complete(r, token, { status: refusal.status, body: refusal.body, headers, isError: true });
       } else {
-        await this.release(r, token).catch(() => undefined); // a lapsed lease frees it anyway
+        await this.keys.release(r, token).catch(() => undefined); // a lapsed lease frees it anyway
       }
       throw err;
     }
     clearInterval(renewal);
-    if (result.status >= 500) await this.release(r, token).catch(() => undefined);
-    else await this.complete(r, token, result.status, result.body, result.headers ?? null, false);
+    if (result.status >= 500) await this.keys.release(r, token).catch(() => undefined);
+    else await this.keys.complete(r, token, { status: result.status, body: result.body, headers: result.headers ?? null, isError: false });
     return { ...result, replayed: false };
-  }
-
-  private async complete(
-    r: { org: string; key: string },
-    token: string,
-    status: number,
-    body: unknown,
-    headers: Record<string, string> | null,
-    isError: boolean,
-  ): Promise<void> {
-    await this.db.query(
-      `UPDATE idempotency_keys
-       SET status = 'completed', locked_until = NULL, response_status = $4, response_error = $5,
-           response_body = $6::json, response_headers = $7::json
-       WHERE organization_id = $1 AND key = $2 AND claim_token = $3 AND status = 'in_progress'`,
-      [r.org, r.key, token, status, isError, JSON.stringify(body ?? null), headers ? JSON.stringify(headers) : null],
-      { name: 'idempotency_complete' },
-    );
-  }
-
-  private async release(r: { org: string; key: string }, token: string): Promise<void> {
-    await this.db.query(`DELETE FROM idempotency_keys WHERE organization_id = $1 AND key = $2 AND claim_token = $3 AND status = 'in_progress'`, [
-      r.org,
-      r.key,
-      token,
-    ]);
   }
 
   private replay<T>(row: KeyRow): IdempotentResponse<T> & { replayed: true } {

@@ -1,6 +1,6 @@
 import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { APP_CONFIG, AppConfig, createRedis, KEY_ENCRYPTION_KEY, LOGGER, Redis, REDIS, resolveKeyEncryptionKey } from '@app/core';
-import { EventStoreModule, Migration } from '@app/event-store';
+import { EventStoreModule, InlineProjection, Migration } from '@app/event-store';
 import type { Logger } from '@app/http';
 import { Lifecycle } from './lifecycle';
 import { ReadinessService } from './readiness';
@@ -10,6 +10,8 @@ export interface PlatformOptions {
   logger: Logger;
   /** Read-model migrations contributed by the capability libs. */
   migrations?: Migration[];
+  /** Inline read models contributed by the capability libs. */
+  projections?: InlineProjection[];
   /** Run projections and other background work here (default: WORKERS=on). */
   runWorkers?: boolean;
 }
@@ -24,7 +26,7 @@ export interface PlatformOptions {
 export class PlatformModule implements OnApplicationShutdown {
   constructor(@Optional() @Inject(REDIS) private readonly redis: Redis | null) {}
 
-  static forRoot({ config, logger, migrations, runWorkers }: PlatformOptions): DynamicModule {
+  static forRoot({ config, logger, migrations, projections, runWorkers }: PlatformOptions): DynamicModule {
     return {
       module: PlatformModule,
       imports: [
@@ -32,6 +34,7 @@ export class PlatformModule implements OnApplicationShutdown {
           databaseUrl: config.DATABASE_URL,
           dataDir: config.DATA_DIR,
           migrations,
+          projections,
           // WORKERS=off: this process serves HTTP only; `start:worker` processes run projections.
           runProjections: runWorkers ?? config.WORKERS === 'on',
         }),

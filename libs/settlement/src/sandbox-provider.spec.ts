@@ -1,4 +1,5 @@
 import { openTestStore } from '../../../test/support/test-store';
+import { SandboxLedger } from './sandbox-ledger.repository';
 import { SandboxSettlementProvider, sandboxReference } from './sandbox-provider';
 import { settlementMigrations } from './settlement.migrations';
 import { SettleRequest } from './settlement-provider.port';
@@ -8,7 +9,7 @@ describe('SandboxSettlementProvider (ledger in the store)', () => {
   let p: SandboxSettlementProvider;
   beforeAll(async () => {
     t = await openTestStore(settlementMigrations);
-    p = new SandboxSettlementProvider(t.db);
+    p = new SandboxSettlementProvider(new SandboxLedger(t.db));
   });
   afterAll(() => t?.dispose());
 
@@ -71,14 +72,14 @@ describe('SandboxSettlementProvider (ledger in the store)', () => {
   it('keeps its ledger in the database: another instance (another process) sees the same settlements', async () => {
     const r = req(1008);
     expect(await p.settle(r)).toEqual({ outcome: 'unknown' });
-    const elsewhere = new SandboxSettlementProvider(t.db);
+    const elsewhere = new SandboxSettlementProvider(new SandboxLedger(t.db));
     expect(await elsewhere.lookup(r.idempotency_key)).toMatchObject({ outcome: 'succeeded' });
     expect(await elsewhere.settle(r)).toMatchObject({ outcome: 'succeeded' });
   });
 
   it('settles once when many retries of one key race', async () => {
     const r = req(1005);
-    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? p : new SandboxSettlementProvider(t.db)).settle(r)));
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? p : new SandboxSettlementProvider(new SandboxLedger(t.db))).settle(r)));
     const refs = new Set(outcomes.filter((o) => o.outcome === 'succeeded').map((o) => (o as { provider_reference: string }).provider_reference));
     expect(outcomes.filter((o) => o.outcome === 'failed')).toHaveLength(1);
     expect(refs).toEqual(new Set([sandboxReference(r.idempotency_key)]));

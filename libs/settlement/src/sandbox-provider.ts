@@ -1,18 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { SqlDatabase } from '@app/event-store';
+import { LedgerRow, SandboxLedger } from './sandbox-ledger.repository';
 import { SANDBOX_DECLINE_CODE, SANDBOX_FAILURE_CODE, sandboxBehaviour } from './sandbox-rules';
 import { LookupResult, SettleOutcome, SettlementProvider, SettleRequest } from './settlement-provider.port';
-
-interface LedgerRow {
-  amount_cents: string | number;
-  currency: string;
-  merchant_id: string;
-  outcome: 'succeeded' | 'declined' | 'failed';
-  code: string | null;
-  provider_reference: string | null;
-}
-
-const COLUMNS = 'amount_cents, currency, merchant_id, outcome, code, provider_reference';
 
 /** Derived from the key, so a retried settlement is recognisably the same one. */
 export const sandboxReference = (idempotencyKey: string) => `sbx_${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 24)}`;
@@ -26,16 +15,14 @@ const recorded = (row: LedgerRow): Exclude<LookupResult, { outcome: 'not_found' 
 
 /**
  * The sandbox provider: settles at once, deterministically (the rules are in sandbox-rules.ts
- * and the README). Its ledger is the `sandbox_settlements` table, not memory, so the
- * same key never settles twice even when retries land on different processes, and `lookup`
- * answers on every process. Each key's row is claimed with one INSERT … ON CONFLICT; a
- * retry after a transient failure moves it to `succeeded` with one conditional UPDATE, so
- * concurrent retries settle once.
+ * and the README). Its ledger is a table (SandboxLedger), not memory, so the same key never
+ * settles twice even when retries land on different processes, and `lookup` answers on every
+ * process.
  */
 export class SandboxSettlementProvider extends SettlementProvider {
   readonly name = 'sandbox';
 
-  constructor(private readonly db: SqlDatabase) {
+  constructor(private readonly ledger: SandboxLedger) {
     super();
   }
 
@@ -52,16 +39,10 @@ export class SandboxSettlementProvider extends SettlementProvider {
           ? { outcome: 'failed', code: SANDBOX_FAILURE_CODE, ref: null }
           : { outcome: 'succeeded', code: null, ref: reference }; // a timeout settles too
 
-    const [inserted] = await this.db.query<LedgerRow>(
-      `INSERT INTO sandbox_settlements (idempotency_key, amount_cents, currency, merchant_id, reference, outcome, code, provider_reference)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (idempotency_key) DO NOTHING
-       RETURNING ${COLUMNS}`,
-      [key, request.amount_cents, request.currency, request.merchant_id, request.reference, first.outcome, first.code, first.ref],
-    );
+    const inserted = await this.ledger.claim(key, request, first);
     if (inserted) return behaviour === 'timeout' ? { outcome: 'unknown' } : recorded(inserted);
 
-    const [existing] = await this.db.query<LedgerRow>(`SELECT ${COLUMNS} FROM sandbox_settlements WHERE idempotency_key = $1`, [key]);
+    const existing = (await this.ledger.find(key))!;
     if (
       Number(existing.amount_cents) !== request.amount_cents ||
       existing.currency !== request.currency ||
@@ -72,19 +53,13 @@ export class SandboxSettlementProvider extends SettlementProvider {
     }
     if (existing.outcome !== 'failed') return recorded(existing);
     // A retry after the transient failure: it goes through now, once however many race.
-    const [retried] = await this.db.query<LedgerRow>(
-      `UPDATE sandbox_settlements
-       SET outcome = 'succeeded', code = NULL, provider_reference = $2, attempts = attempts + 1, updated_at = now()
-       WHERE idempotency_key = $1 AND outcome = 'failed'
-       RETURNING ${COLUMNS}`,
-      [key, reference],
-    );
+    const retried = await this.ledger.settleRetry(key, reference);
     if (retried) return recorded(retried);
     return (await this.lookup(key)) as SettleOutcome;
   }
 
   async lookup(idempotencyKey: string): Promise<LookupResult> {
-    const [row] = await this.db.query<LedgerRow>(`SELECT ${COLUMNS} FROM sandbox_settlements WHERE idempotency_key = $1`, [idempotencyKey]);
+    const row = await this.ledger.find(idempotencyKey);
     return row ? recorded(row) : { outcome: 'not_found' };
   }
 }

@@ -12,7 +12,7 @@ export * from './endpoints/endpoint-cache';
 export * from './delivery/delivery.events';
 export * from './delivery/delivery.repository';
 export * from './delivery/delivery.processor';
-export * from './delivery/batcher';
+
 export * from './delivery/delivered-recorder';
 export * from './delivery/delivery.service';
 export * from './delivery/fan-out.projection';

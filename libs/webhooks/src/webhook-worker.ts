@@ -1,7 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import { KEY_ENCRYPTION_KEY, LOGGER } from '@app/core';
-import { SqlDatabase, SqlEventStore } from '@app/event-store';
+import { LOGGER } from '@app/core';
 import type { Logger } from '@app/http';
 import { SigningKeyStore } from '@app/notary';
 import type { WebhookSigner } from './domain/signing';
@@ -10,40 +8,13 @@ import { EndpointCache } from './endpoints/endpoint-cache';
 import { DeliveryQueue } from './queue/delivery-queue.port';
 import { HttpSender } from './sending/http-sender';
 
-/**
- * Signs v1a with the service's active key: the notary's SigningKeyStore where the app has one
- * (the api), else one of our own (the worker app), which follows rotations the same way.
- */
+/** Signs v1a with the service's active key (the process's signing-key ring, which follows rotations). */
 @Injectable()
 export class ServiceSigner implements WebhookSigner {
-  private keys: SigningKeyStore | null = null;
-  private own = false;
-
-  constructor(
-    private readonly moduleRef: ModuleRef,
-    private readonly db: SqlDatabase,
-    private readonly store: SqlEventStore,
-    @Inject(KEY_ENCRYPTION_KEY) private readonly kek: Buffer,
-  ) {}
-
-  async start(): Promise<void> {
-    if (this.keys) return;
-    try {
-      this.keys = this.moduleRef.get(SigningKeyStore, { strict: false });
-    } catch {
-      this.keys = new SigningKeyStore(this.db, this.store, this.kek);
-      this.own = true;
-      await this.keys.start();
-    }
-  }
+  constructor(private readonly keys: SigningKeyStore) {}
 
   sign(message: Uint8Array) {
-    if (!this.keys) throw new Error('ServiceSigner.start() has not run');
     return this.keys.current.sign(message);
-  }
-
-  async stop(): Promise<void> {
-    if (this.own) await this.keys?.stop();
   }
 }
 
@@ -66,7 +37,6 @@ export class WebhookWorker {
 
   async start(): Promise<void> {
     if (!this.enabled || this.running) return;
-    await this.signer.start();
     await this.targets.start();
     await this.queue.start((id, series) => this.processor.run(id, series));
     this.running = true;
@@ -77,6 +47,5 @@ export class WebhookWorker {
     await this.queue.stop();
     await this.targets.stop();
     this.sender.close();
-    await this.signer.stop();
   }
 }

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { canonicalJson } from '@app/crypto';
-import { ExpectedRevision, NewEvent, OpenedEventStore, SqlDatabase, SqlEventStore, openEventStore } from '@app/event-store';
+import { EventStore, ExpectedRevision, NewEvent, OpenedEventStore, SqlDatabase, openEventStore } from '@app/event-store';
 import {
   BenchResult,
   ResultBase,
@@ -84,7 +84,7 @@ function paymentData(tag: string, seq: number, writer: number, recordedAt: numbe
 }
 
 /** One writer: its own streams, its expected revision, events built fresh for every append. */
-function appendWriter(store: SqlEventStore, tag: string, phase: string, writer: number, eventsOf: (op: number) => number) {
+function appendWriter(store: EventStore, tag: string, phase: string, writer: number, eventsOf: (op: number) => number) {
   let streamNo = 0;
   let stream = '';
   let appendsInStream = 0;

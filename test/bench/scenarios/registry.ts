@@ -40,7 +40,7 @@ export const registryScenario: Scenario = {
         await admin.query(`SET search_path = ${schema}`);
         await admin.query(
           `INSERT INTO registry_entries (id, org_id, slug, title, summary, artifact_type, status, certificate_id, artifact_hash, rows_count,
-                                         industry, tags, visibility, created_at, updated_at, search)
+                                         industry, tags, visibility, created_at, updated_at)
            SELECT gen_random_uuid()::text, 'org_bench', 'entry-' || i,
                   initcap(w1) || ' ' || w2 || ' dataset ' || i,
                   'A ' || w2 || ' collection about ' || w1,
@@ -50,8 +50,7 @@ export const registryScenario: Scenario = {
                   ($2::text[])[1 + i % 6],
                   ARRAY[w1, w2],
                   CASE WHEN i % 10 = 0 THEN 'private' ELSE 'public' END,
-                  now() - (i || ' seconds')::interval, now(),
-                  to_tsvector('simple', initcap(w1) || ' ' || w2 || ' dataset ' || i || ' A ' || w2 || ' collection about ' || w1 || ' ' || w1 || ' ' || w2)
+                  now() - (i || ' seconds')::interval, now()
            FROM (SELECT i, ($1::text[])[1 + (i * 7) % 16] AS w1, ($1::text[])[1 + (i * 13) % 16] AS w2 FROM generate_series(1, $3::int) AS i) s`,
           [WORDS, INDUSTRIES, entries],
         );

@@ -1,7 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AppConfig, Redis, REDIS } from '@app/core';
-import { SqlDatabase, SqlEventStore } from '@app/event-store';
+import { EventStore, SqlDatabase } from '@app/event-store';
+import { AccessReadModel } from '../keys/access-read-model.repository';
 import { AccessService } from '../keys/access.service';
 import { DidRotationTracker, MemoryDidRotationTracker, RedisDidRotationTracker } from '../limits/did-rotation';
 import { MemoryRateLimitStore, RateLimitStore, RedisRateLimitStore } from '../limits/rate-limit.store';
@@ -21,7 +22,7 @@ export class AccessModule {
       module: AccessModule,
       controllers: [SandboxKeysController, QuotaController, KeysController],
       providers: [
-        { provide: AccessService, useFactory: (db: SqlDatabase, store: SqlEventStore) => new AccessService(db, store), inject: [SqlDatabase, SqlEventStore] },
+        { provide: AccessService, useFactory: (db: SqlDatabase, store: EventStore) => new AccessService(new AccessReadModel(db), store), inject: [SqlDatabase, EventStore] },
         {
           provide: RateLimitStore,
           useFactory: (redis: Redis | null) => (config.REDIS_URL && redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore()),

@@ -1,60 +1,33 @@
-import type { RecordedEvent, SqlExecutor } from '@app/event-store';
-import type { KeyMode } from '../domain/api-key';
-import type { Scope } from '../domain/scopes';
+import type { InlineProjection, RowChange } from '@app/event-store';
+import type { ApiKeyCreated, ApiKeyRevoked, OrganizationCreated } from '../domain/organization.aggregate';
 
-export type OrganizationKind = 'standard' | 'sandbox' | 'demo';
-
-export interface OrganizationCreated {
-  org_id: string;
-  name: string;
-  kind: OrganizationKind;
-}
-
-/** Carries the key's hash, never the key. */
-export interface ApiKeyCreated {
-  key_id: string;
-  org_id: string;
-  mode: KeyMode;
-  scopes: Scope[];
-  secret_hash: string;
-  name: string | null;
-  expires_at: string | null;
-}
-
-export interface ApiKeyRevoked {
-  key_id: string;
-  org_id: string;
-  reason: string | null;
-}
+export type { ApiKeyCreated, ApiKeyRevoked, OrganizationCreated, OrganizationKind } from '../domain/organization.aggregate';
 
 export const organizationStream = (orgId: string) => `organization-${orgId}`;
 
-/** The access read model, applied to each event of an organization stream. */
-export async function applyAccessEvent(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
-  switch (event.type) {
-    case 'OrganizationCreated': {
-      const e = event.data as OrganizationCreated;
-      await tx.query('INSERT INTO organizations (org_id, name, kind, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (org_id) DO NOTHING', [
-        e.org_id,
-        e.name,
-        e.kind,
-        event.recorded_at,
-      ]);
-      return;
+/** The access read model (organizations, api_keys), written with each event of an organization stream. */
+export const accessProjection: InlineProjection = {
+  name: 'access',
+  filter: { eventTypes: ['OrganizationCreated', 'ApiKeyCreated', 'ApiKeyRevoked'], streamPrefix: 'organization-' },
+  tables: ['organizations', 'api_keys'],
+  apply(event): RowChange[] {
+    switch (event.type) {
+      case 'OrganizationCreated': {
+        const e = event.data as OrganizationCreated;
+        return [{ op: 'insert', table: 'organizations', key: ['org_id'], row: { org_id: e.org_id, name: e.name, kind: e.kind, created_at: event.recorded_at } }];
+      }
+      case 'ApiKeyCreated': {
+        const e = event.data as ApiKeyCreated;
+        const row = { key_id: e.key_id, org_id: e.org_id, mode: e.mode, scopes: e.scopes, secret_hash: e.secret_hash, name: e.name, created_at: event.recorded_at, expires_at: e.expires_at };
+        return [{ op: 'insert', table: 'api_keys', key: ['key_id'], row }];
+      }
+      case 'ApiKeyRevoked': {
+        const e = event.data as ApiKeyRevoked;
+        // The aggregate records a key's revocation once (a second is no event), so this is its only time.
+        return [{ op: 'update', table: 'api_keys', key: { key_id: e.key_id }, set: { revoked_at: event.recorded_at } }];
+      }
+      default:
+        return [];
     }
-    case 'ApiKeyCreated': {
-      const e = event.data as ApiKeyCreated;
-      await tx.query(
-        `INSERT INTO api_keys (key_id, org_id, mode, scopes, secret_hash, name, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (key_id) DO NOTHING`,
-        [e.key_id, e.org_id, e.mode, e.scopes, e.secret_hash, e.name, event.recorded_at, e.expires_at],
-      );
-      return;
-    }
-    case 'ApiKeyRevoked': {
-      const e = event.data as ApiKeyRevoked;
-      await tx.query('UPDATE api_keys SET revoked_at = $2 WHERE key_id = $1 AND revoked_at IS NULL', [e.key_id, event.recorded_at]);
-      return;
-    }
-  }
-}
+  },
+};

@@ -2,13 +2,14 @@ import { openTestStore } from '../../../../test/support/test-store';
 import { parseApiKey } from '../domain/api-key';
 import { accessMigrations } from './access.migrations';
 import { AccessService } from './access.service';
+import { AccessReadModel } from './access-read-model.repository';
 
 describe('AccessService (on the real store)', () => {
   let t: Awaited<ReturnType<typeof openTestStore>>;
   let access: AccessService;
   beforeAll(async () => {
     t = await openTestStore(accessMigrations);
-    access = new AccessService(t.db, t.store);
+    access = new AccessService(new AccessReadModel(t.db), t.store);
   });
   afterAll(() => t?.dispose());
 
@@ -64,9 +65,10 @@ describe('AccessService (on the real store)', () => {
   });
 
   it('refuses keys for unknown organizations, without scopes, and unnamed organizations', async () => {
-    await expect(access.createApiKey('org_000000000000000000000000', { scopes: ['payments:read'], mode: 'test' })).rejects.toMatchObject({ status: 404 });
+    // The aggregate refuses with codes (DomainError); the error catalogue gives them 404 and 400 over HTTP.
+    await expect(access.createApiKey('org_000000000000000000000000', { scopes: ['payments:read'], mode: 'test' })).rejects.toMatchObject({ code: 'not_found' });
     const org = await access.createOrganization('C');
-    await expect(access.createApiKey(org.org_id, { scopes: [], mode: 'test' })).rejects.toMatchObject({ status: 400 });
-    await expect(access.createOrganization('   ')).rejects.toMatchObject({ status: 400 });
+    await expect(access.createApiKey(org.org_id, { scopes: [], mode: 'test' })).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(access.createOrganization('   ')).rejects.toMatchObject({ code: 'validation_failed' });
   });
 });

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { AccessContext, Authenticated, Caller, Scope } from '@app/access';
@@ -7,10 +7,9 @@ import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ZodPipe } from '@app/http'
 import '../http/commerce.openapi';
 import { parseAuthorizationRequest } from '../domain/authorization-request';
 import { policyIdField } from '../domain/fields';
-import { parsePolicy } from '../domain/policy';
 import { PolicyService, PolicyVersion } from './policy.service';
 
-const policyParams = z.object({ policy_id: policyIdField() });
+export const policyParams = z.object({ policy_id: policyIdField() });
 const versionParams = z.object({
   policy_id: policyIdField(),
   version: z.string().regex(/^[1-9][0-9]{0,8}$/, { error: 'must be a version number (1, 2, …)' }),
@@ -30,26 +29,13 @@ function requireAnyScope(caller: AccessContext, scopes: Scope[]): string {
 const notFound = (policyId: string, version?: number) =>
   new AppError('not_found', version === undefined ? `policy ${policyId} not found` : `version ${version} of policy ${policyId} not found`, 404);
 
-const show = ({ policy_id, version, policy_hash, policy, created_at }: PolicyVersion) => ({ policy_id, version, policy_hash, policy, created_at });
+export const show = ({ policy_id, version, policy_hash, policy, created_at }: PolicyVersion) => ({ policy_id, version, policy_hash, policy, created_at });
 
 @ApiTags('commerce')
 @ApiBearerAuth()
 @Controller('api/cdp/policies')
 export class PoliciesController {
   constructor(@Inject(PolicyService) private readonly policies: PolicyService) {}
-
-  @Put(':policy_id')
-  @HttpCode(200)
-  @Authenticated('payments:write')
-  @ApiOperation({ operationId: 'putPolicy', summary: 'Record a new version of a policy (nothing is recorded when the document hashes as the current version)' })
-  @ApiPathParams(policyParams)
-  @ApiJsonBody('PolicyDocument')
-  @ApiJsonResponse(200, 'PolicyVersionRecorded')
-  async put(@Caller() caller: AccessContext, @Param(new ZodPipe(policyParams, 'params')) p: z.infer<typeof policyParams>, @Body() body: unknown) {
-    const policy = parsePolicy(body ?? undefined);
-    const v = await this.policies.put(caller.principal!.orgId, p.policy_id, policy, `api_key:${caller.principal!.keyId}`);
-    return { ...show(v), recorded: v.recorded };
-  }
 
   @Get(':policy_id')
   @Authenticated()

@@ -1,4 +1,5 @@
-import type { AuthorizationExpiry } from './transaction.service';
+/** What one pass runs: expire at most `limit` due authorizations, answering how many it did. */
+export type ExpireDue = (limit: number) => Promise<number>;
 
 export interface SweepLogger {
   warn(obj: object, msg: string): void;
@@ -14,7 +15,7 @@ export class ExpirySweep {
   private running: Promise<void> | null = null;
 
   constructor(
-    private readonly expiry: AuthorizationExpiry,
+    private readonly expireDue: ExpireDue,
     private readonly intervalMs: number,
     private readonly logger: SweepLogger,
     private readonly extra: Array<() => Promise<unknown>> = [],
@@ -34,7 +35,7 @@ export class ExpirySweep {
       try {
         let batch: number;
         do {
-          batch = await this.expiry.expireDue(100);
+          batch = await this.expireDue(100);
           expired += batch;
         } while (batch === 100);
         for (const job of this.extra) await job();

@@ -1,5 +1,5 @@
 import { AppError } from '@app/core';
-import { RecordedEvent, SqlDatabase, SqlEventStore } from '@app/event-store';
+import { EventStore, RecordedEvent } from '@app/event-store';
 import { decodePageCursor, encodePageCursor } from '@app/http';
 import type { AuthorizationRequest } from '../domain/authorization-request';
 import { evaluatePolicy, Evaluation } from '../domain/evaluate';
@@ -7,21 +7,15 @@ import { policyHash, PolicyDocument } from '../domain/policy';
 import type { SignedRecord } from '../receipts/signed-record';
 import type { AuthorizationDecided, AuthorizationRequested } from './transaction.events';
 import { transactionStream } from './transaction.events';
-import type { TransactionRow } from './transaction.service';
+import type { TransactionRow } from './transaction-row';
+import { TransactionPageFilter, TransactionRows } from './transaction-rows.repository';
 
 export interface PolicyVersionLookup {
   version(organizationId: string, policyId: string, version: number): Promise<{ policy: PolicyDocument; policy_hash: string; version: number } | null>;
 }
 
-export interface TransactionFilter {
-  status?: string;
-  merchant_id?: string;
-  agent?: string;
-  from?: string;
-  to?: string;
-  limit: number;
-  cursor?: string;
-}
+/** The listing's filters as the API takes them: the read model's, with the cursor still opaque. */
+export type TransactionFilter = Omit<TransactionPageFilter, 'cursor'> & { cursor?: string };
 
 const iso = (v: Date | string | null) => (v === null ? null : v instanceof Date ? v.toISOString() : new Date(v).toISOString());
 
@@ -79,33 +73,13 @@ export function timelineEntry(e: RecordedEvent) {
 /** Reads of the transactions: state, lists, timelines with their chain verdict, replays, records. */
 export class TransactionQueries {
   constructor(
-    private readonly db: SqlDatabase,
-    private readonly store: SqlEventStore,
+    private readonly rows: TransactionRows,
+    private readonly store: EventStore,
     private readonly policies: PolicyVersionLookup,
   ) {}
 
   async list(organizationId: string, f: TransactionFilter) {
-    const params: unknown[] = [organizationId];
-    const where = ['organization_id = $1'];
-    const add = (sql: string, value: unknown) => {
-      params.push(value);
-      where.push(sql.replace('?', `$${params.length}`));
-    };
-    if (f.status) add('status = ?', f.status);
-    if (f.merchant_id) add('merchant_id = ?', f.merchant_id);
-    if (f.agent) add('delegated_authority = ?', f.agent);
-    if (f.from) add('created_at >= ?', f.from);
-    if (f.to) add('created_at < ?', f.to);
-    if (f.cursor) {
-      const c = decodePageCursor(f.cursor);
-      params.push(c.at, c.id);
-      where.push(`(created_at, transaction_id) < ($${params.length - 1}::timestamptz, $${params.length})`);
-    }
-    params.push(f.limit + 1);
-    const rows = await this.db.query<TransactionRow>(
-      `SELECT * FROM commerce_transactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, transaction_id DESC LIMIT $${params.length}`,
-      params,
-    );
+    const rows = await this.rows.page(organizationId, { ...f, cursor: f.cursor ? decodePageCursor(f.cursor) : undefined });
     const page = rows.slice(0, f.limit);
     const last = page[page.length - 1];
     return {
@@ -167,9 +141,7 @@ export class TransactionQueries {
   }
 
   private async owned(organizationId: string, transactionId: string): Promise<TransactionRow> {
-    const [row] = await this.db.query<TransactionRow>('SELECT * FROM commerce_transactions WHERE transaction_id = $1 AND organization_id = $2', [transactionId, organizationId], {
-      name: 'commerce_tx_by_id',
-    });
+    const row = await this.rows.byId(organizationId, transactionId);
     if (!row) throw new AppError('not_found', `transaction ${transactionId} not found`, 404);
     return row;
   }

@@ -1,4 +1,6 @@
 import type { AllFilter, RecordedEvent } from '../event-store.port';
+import { applyToStored } from '../sql/inline-projections';
+import type { InlineProjection } from './read-model';
 import type { SqlDatabase, SqlExecutor } from '../sql/sql-database';
 import type { SqlEventStore } from '../sql/sql-event-store';
 
@@ -18,6 +20,21 @@ export interface Projection {
    * own recovery path. Errors go to `onError`; they never undo the batch.
    */
   afterCommit?(events: RecordedEvent[]): Promise<void>;
+}
+
+/**
+ * A read model defined as row changes (`InlineProjection`) but applied after the append, by a
+ * checkpointed runner: for read models that may lag a moment (the registry) or that would slow
+ * the append they come from. `afterCommit` as for any projection.
+ */
+export function subscribedReadModel(def: InlineProjection, afterCommit?: Projection['afterCommit']): Projection {
+  return {
+    name: def.name,
+    filter: def.filter,
+    apply: (event, tx) => applyToStored(def, [event], tx),
+    applyBatch: (events, tx) => applyToStored(def, events, tx),
+    ...(afterCommit ? { afterCommit } : {}),
+  };
 }
 
 export interface ProjectionRunnerOptions {

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { SqlDatabase } from '@app/event-store';
 import { IdempotencyOptions, IdempotencyService } from '../idempotency.service';
+import { IdempotencyKeyRepository } from '../idempotency.repository';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 
 /** Import it in a module whose controllers use @Idempotent(). Its table: `idempotencyMigrations`. */
@@ -10,7 +11,7 @@ export class IdempotencyModule {
     return {
       module: IdempotencyModule,
       providers: [
-        { provide: IdempotencyService, useFactory: (db: SqlDatabase) => new IdempotencyService(db, options), inject: [SqlDatabase] },
+        { provide: IdempotencyService, useFactory: (db: SqlDatabase) => new IdempotencyService(new IdempotencyKeyRepository(db), options), inject: [SqlDatabase] },
         IdempotencyInterceptor,
       ],
       exports: [IdempotencyService, IdempotencyInterceptor],

@@ -1,49 +1,15 @@
-import { randomUUID } from 'node:crypto';
-import { AppError, BatchLoader, deepFreeze, LruCache } from '@app/core';
-import { canonicalJson, fromBase64Url, keyVerdict, KeyVerdict, parseSha256, sha256Hex, toBase64Url, verifyEd25519 } from '@app/crypto';
-import { RecordedEvent, SqlDatabase, SqlEventStore, SqlExecutor, sqlState } from '@app/event-store';
-import {
-  CERT_SCHEMA_VERSION,
-  CertificatePayload,
-  ContentRejected,
-  digestContent,
-  MANIFEST_SCHEMA_VERSION,
-  MAX_CONTENT_CHARS,
-  schemaSupport,
-  SignedManifest,
-  signingMessage,
-} from '../domain/certificate';
-import { validatePredictionPayload } from '../domain/prediction-schemas';
+import { AppError, deepFreeze, LruCache } from '@app/core';
+import { canonicalJson, fromBase64Url, keyVerdict, KeyVerdict, parseSha256, sha256Hex, verifyEd25519 } from '@app/crypto';
+import { CertificatePayload, MANIFEST_SCHEMA_VERSION, schemaSupport, SignedManifest, signingMessage } from '../domain/certificate';
 import { predictionInclusionProof, verifyPredictionProof } from '../domain/merkle';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
-import { CachedCertificate, CertificateRow, sameRow, SignatureCheck } from './certificate-cache';
-import { IssuanceBatcher, issuanceRow, PAYWALL_SQLSTATE, paywallError } from './issuance-batcher';
+import { CachedCertificate, sameRow, SignatureCheck } from './certificate-cache';
+import { CertificateReadModel } from './certificate-read-model.repository';
 
-export { FREE_ISSUANCES } from './issuance-batcher';
 /** Certificates kept in memory per process (parsed manifest and signature check): about 2-3 KB each. */
 export const CERTIFICATE_CACHE_SIZE = 10_000;
-export const certificateStream = (id: string) => `certificate-${id}`;
-
-export interface IssueRequest {
-  content: string;
-  type?: string;
-  filename?: string;
-  /** The registry's artifact type; `output` when not given. */
-  artifact_type?: 'dataset' | 'model' | 'system' | 'output';
-}
-
-export interface CertificateIssued {
-  org_id: string;
-  manifest: SignedManifest;
-  /** For a prediction manifest: its hashes, so inclusion proofs can be served later. */
-  prediction_hashes?: string[];
-}
-
-/** A legacy certificate brought in by `certificates import-legacy`, as it was signed. */
-export interface CertificateImported {
-  org_id: string;
-  manifest: SignedManifest;
-}
+/** The data of CertificateIssued and CertificateImported (the aggregate's names for them). */
+export type { CertificateIssuedData as CertificateIssued, CertificateImportedData as CertificateImported } from '../domain/certificate.aggregate';
 
 export interface VerificationResult {
   verified: boolean;
@@ -66,116 +32,17 @@ export interface VerificationReport extends VerificationResult {
   checks: { canonical_payload_hash: string; signature: string | null };
 }
 
-/** The certificates read model, applied inside the importing transaction. */
-export async function applyCertificateEvent(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
-  if (event.type !== 'CertificateIssued' && event.type !== 'CertificateImported') return;
-  const { org_id, manifest } = event.data as CertificateIssued;
-  await tx.query(
-    `INSERT INTO certificates (certificate_id, org_id, schema_version, payload, signature, key_id, dataset_hash, issued_at, imported)
-     VALUES ($1, $2, $3, $4::json, $5, $6, $7, $8, $9) ON CONFLICT (certificate_id) DO NOTHING`,
-    [
-      manifest.payload.certification_id,
-      org_id,
-      manifest.payload.schema_version,
-      JSON.stringify(manifest.payload),
-      manifest.signature.value,
-      manifest.signature.key_id,
-      manifest.payload.dataset_hash,
-      manifest.payload.timestamp,
-      event.type === 'CertificateImported',
-    ],
-  );
-  await applyPredictionManifest(event, tx);
-}
-
-/** A certified prediction manifest's hashes, kept so inclusion proofs can be served. */
-async function applyPredictionManifest(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
-  const { manifest, prediction_hashes } = event.data as CertificateIssued;
-  if (!prediction_hashes) return;
-  await tx.query(
-    'INSERT INTO prediction_manifests (certificate_id, manifest_hash, prediction_hashes) VALUES ($1, $2, $3::json) ON CONFLICT DO NOTHING',
-    [manifest.payload.certification_id, manifest.payload.manifest_hash, JSON.stringify(prediction_hashes)],
-  );
-}
-
 /**
- * Issues and serves certificates. Issuance: hash the content (JCS for JSON), build the payload,
- * sign it with the active key, and record CertificateIssued on the certificate's own stream.
+ * Serves and verifies certificates from the certificates read model (issuance is the
+ * issue-certificate use case): the signature recomputed against the key's status, every time.
  */
 export class CertificateService {
   private readonly cache = new LruCache<CachedCertificate>(CERTIFICATE_CACHE_SIZE);
-  private readonly rows = new BatchLoader<CertificateRow>((ids) => this.loadRows(ids));
-  private readonly issuances: IssuanceBatcher;
 
   constructor(
-    private readonly db: SqlDatabase,
-    private readonly store: SqlEventStore,
+    private readonly readModel: CertificateReadModel,
     private readonly keys: SigningKeyStore,
-    private readonly issuer: string,
-  ) {
-    this.issuances = new IssuanceBatcher(db, store);
-  }
-
-  async issue(orgId: string, req: IssueRequest): Promise<SignedManifest> {
-    if (req.content.length > MAX_CONTENT_CHARS) {
-      throw new AppError('content_too_large', `content exceeds ${MAX_CONTENT_CHARS.toLocaleString('en')} characters`, 413);
-    }
-    let digest;
-    try {
-      digest = digestContent(req.content);
-    } catch (err) {
-      if (err instanceof ContentRejected) throw new AppError(err.code, err.message, 400);
-      throw err;
-    }
-    // Prediction receipts and manifests must follow their schema (a manifest's hash is the
-    // RFC 6962 root of its prediction hashes), so a proof of inclusion can be checked later.
-    const prediction = validatePredictionPayload(digest.json);
-    if (prediction.kind !== 'none' && !prediction.ok) {
-      throw new AppError(prediction.code, `${prediction.field}: ${prediction.message}`, 400, [{ field: prediction.field, message: prediction.message }]);
-    }
-    const certificateId = randomUUID();
-    const payload: CertificatePayload = {
-      schema_version: CERT_SCHEMA_VERSION,
-      certification_id: certificateId,
-      timestamp: new Date().toISOString(),
-      issuer: this.issuer,
-      dataset_hash: digest.dataset_hash,
-      algorithm: digest.algorithm,
-      rows: digest.rows,
-      columns: digest.columns,
-      content_type: req.type ?? 'text',
-      filename: req.filename ?? null,
-      artifact_type: req.artifact_type ?? 'output',
-      ...(prediction.kind !== 'none' ? { artifact_schema: (digest.json as { artifact_schema: string }).artifact_schema } : {}),
-      ...(prediction.kind === 'manifest' ? { manifest_hash: (digest.json as { manifest_hash: string }).manifest_hash } : {}),
-    };
-    const { key_id, signature } = this.keys.current.sign(signingMessage(payload));
-    const manifest: SignedManifest = {
-      schema_version: MANIFEST_SCHEMA_VERSION,
-      payload,
-      signature: { alg: 'Ed25519', key_id, value: toBase64Url(signature) },
-    };
-    const data: CertificateIssued = {
-      org_id: orgId,
-      manifest,
-      ...(prediction.kind === 'manifest' ? { prediction_hashes: (digest.json as { prediction_hashes: string[] }).prediction_hashes } : {}),
-    };
-    const stream = certificateStream(certificateId);
-    const events = [{ type: 'CertificateIssued', data }];
-    if (!data.prediction_hashes) {
-      await this.issuances.write({ orgId, stream, events, manifest });
-    } else {
-      try {
-        await this.db.transaction(async (tx) => {
-          const result = await this.store.appendIn(tx, stream, events, 'no_stream', issuanceRow(orgId, manifest));
-          for (const e of result.events) await applyPredictionManifest(e, tx);
-        });
-      } catch (err) {
-        throw sqlState(err) === PAYWALL_SQLSTATE ? paywallError() : err;
-      }
-    }
-    return manifest;
-  }
+  ) {}
 
   async manifest(certificateId: string): Promise<SignedManifest | null> {
     return (await this.stored(certificateId))?.manifest ?? null;
@@ -186,7 +53,7 @@ export class CertificateService {
    * manifest and its signature check are reused while the row is unchanged.
    */
   private async stored(certificateId: string): Promise<CachedCertificate | null> {
-    const row = await this.rows.load(certificateId);
+    const row = await this.readModel.row(certificateId);
     if (!row) return null;
     const cached = this.cache.get(certificateId);
     if (cached && sameRow(cached.row, row)) return cached;
@@ -199,15 +66,6 @@ export class CertificateService {
     };
     this.cache.set(certificateId, entry);
     return entry;
-  }
-
-  private async loadRows(ids: string[]): Promise<Map<string, CertificateRow>> {
-    const rows = await this.db.query<CertificateRow>(
-      'SELECT certificate_id, payload::text AS payload, signature, key_id, imported FROM certificates WHERE certificate_id = ANY($1::uuid[])',
-      [ids],
-      { name: 'notary_certificates_by_ids' },
-    );
-    return new Map(rows.map((r) => [r.certificate_id, r]));
   }
 
   /** Recomputes the signed message from the stored payload and checks it against the key's status. */
@@ -295,10 +153,7 @@ export class CertificateService {
 
   /** The RFC 6962 inclusion proof of one prediction hash in a certified manifest. */
   async predictionProof(certificateId: string, hash: string) {
-    const [row] = await this.db.query<{ manifest_hash: string; prediction_hashes: string[] }>(
-      'SELECT manifest_hash, prediction_hashes FROM prediction_manifests WHERE certificate_id = $1',
-      [certificateId],
-    );
+    const row = await this.readModel.predictionManifest(certificateId);
     if (!row) throw new AppError('not_found', `no certified prediction manifest ${certificateId}`, 404);
     const proof = predictionInclusionProof(row.prediction_hashes, hash);
     if (!proof) throw new AppError('not_found', 'that hash is not among the manifest\'s prediction hashes', 404);
@@ -307,11 +162,7 @@ export class CertificateService {
 
   /** The certificates issued for an artifact hash (newest first). */
   async findByHash(sha256: string): Promise<string[]> {
-    const rows = await this.db.query<{ certificate_id: string }>(
-      'SELECT certificate_id FROM certificates WHERE dataset_hash = $1 ORDER BY issued_at DESC LIMIT 100',
-      [normalizeHash(sha256)],
-    );
-    return rows.map((r) => r.certificate_id);
+    return this.readModel.idsByHash(normalizeHash(sha256));
   }
 
   checkSignature(m: SignedManifest): KeyVerdict {

@@ -57,4 +57,11 @@ export const creditMigrations: Migration[] = [
       $fn$;
     `,
   },
+  {
+    // The paywall as the issuance counter's invariant: an append whose certificates projection
+    // would take the organization past its free quota plus credits is refused whole (SQLSTATE
+    // 23514 on this constraint, notary_paywall). FREE_ISSUANCES (3) is the aggregate's constant.
+    id: 'notary_011_issuance_allowance',
+    sql: `ALTER TABLE notary_credits ADD CONSTRAINT notary_credits_allowance CHECK (issued <= 3 + purchased);`,
+  },
 ];

@@ -1,10 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { AppError } from '@app/core';
-import { SqlDatabase, SqlEventStore, SqlExecutor } from '@app/event-store';
+import type { EventStore } from '@app/event-store';
+import { CertificateReadModel } from '../certificates/certificate-read-model.repository';
 import { SettleOutcome, SettlementProvider, SettleRequest } from '@app/settlement';
+import { CREDITS_STREAM_PREFIX, NOTARY_CREDITS_PURCHASED } from '../certificates/certificate.projection';
 
 export const CREDIT_PRICE_CENTS = 100;
-export const creditsStream = (orgId: string) => `notary-credits-${orgId}`;
+export const creditsStream = (orgId: string) => `${CREDITS_STREAM_PREFIX}${orgId}`;
 
 /** A uuid derived from a name: the same completion always gets the same event id. */
 export function derivedEventId(name: string): string {
@@ -31,14 +33,13 @@ export interface CheckoutResult {
  */
 export class CreditsService {
   constructor(
-    private readonly db: SqlDatabase,
-    private readonly store: SqlEventStore,
+    private readonly readModel: CertificateReadModel,
+    private readonly store: EventStore,
     private readonly provider: SettlementProvider,
   ) {}
 
-  async purchased(orgId: string, tx: SqlExecutor = this.db): Promise<number> {
-    const [row] = await tx.query<{ purchased: number }>('SELECT purchased FROM notary_credits WHERE org_id = $1', [orgId]);
-    return row ? Number(row.purchased) : 0;
+  purchased(orgId: string): Promise<number> {
+    return this.readModel.creditsPurchased(orgId);
   }
 
   /** Starts and (with the sandbox provider, at once) completes a purchase. */
@@ -86,23 +87,19 @@ export class CreditsService {
     return found.outcome === 'not_found' ? { outcome: 'failed', code: 'settlement_outcome_unknown', retryable: true } : found;
   }
 
-  /** Records a completed purchase; completing the same checkout again changes nothing. */
+  /**
+   * Records a completed purchase; the certificates projection adds the credits to the allowance
+   * in the same append. Completing the same checkout again is an idempotent replay (its event id
+   * is derived from the checkout) and adds nothing.
+   */
   async complete(orgId: string, checkoutId: string, credits: number, providerReference: string): Promise<void> {
     if (!Number.isInteger(credits) || credits < 1) throw new AppError('validation_failed', 'credits must be a positive integer', 400);
-    await this.db.transaction(async (tx) => {
-      const result = await this.store.appendIn(tx, creditsStream(orgId), [
-        {
-          event_id: derivedEventId(`${checkoutId}:purchased`),
-          type: 'NotaryCreditsPurchased',
-          data: { checkout_id: checkoutId, credits, provider: this.provider.name, provider_reference: providerReference },
-        },
-      ]);
-      if (result.idempotentReplay) return;
-      await tx.query(
-        `INSERT INTO notary_credits (org_id, purchased) VALUES ($1, $2)
-         ON CONFLICT (org_id) DO UPDATE SET purchased = notary_credits.purchased + EXCLUDED.purchased`,
-        [orgId, credits],
-      );
-    });
+    await this.store.append(creditsStream(orgId), [
+      {
+        event_id: derivedEventId(`${checkoutId}:purchased`),
+        type: NOTARY_CREDITS_PURCHASED,
+        data: { checkout_id: checkoutId, credits, provider: this.provider.name, provider_reference: providerReference },
+      },
+    ]);
   }
 }

@@ -1,10 +1,11 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { AccessContext, Authenticated, Caller, Throttle } from '@app/access';
 import { AppError, APP_CONFIG, AppConfig } from '@app/core';
 import { canonicalJson, sha256Hex } from '@app/crypto';
+import { Idempotent } from '@app/idempotency';
 import { apiInput, ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiQueryParams, schemaRef, ZodPipe } from '@app/http';
 import { certificateView, SignedManifest } from '../domain/certificate';
 import { CertificateService } from '../certificates/certificate.service';
@@ -13,15 +14,6 @@ import { CreditsService } from '../credits/credits.service';
 import './notary.openapi';
 
 const idParams = z.object({ certId: z.uuid({ error: 'must be a certificate id (uuid)' }) });
-const issueBody = apiInput(
-  'IssueCertificateRequest',
-  z.object({
-    content: z.string({ error: 'content must be a string' }),
-    type: z.string().max(64).optional(),
-    filename: z.string().max(255).optional(),
-    artifact_type: z.enum(['dataset', 'model', 'system', 'output']).optional(),
-  }),
-);
 const hashField = z.string().regex(/^(sha256:)?[0-9a-fA-F]{64}$/, 'must be a SHA-256 hash: 64 hex digits, with or without sha256:');
 // Both documented forms: {cert_id, sha256}, or {hash} alone (finds that artifact's certificates).
 const verifyHashBody = apiInput(
@@ -33,7 +25,6 @@ const proofQuery = z.object({
   hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex>'),
 });
 const checkoutBody = apiInput('CreditsCheckoutRequest', z.object({ credits: z.number().int().min(1).max(10_000) }).strict());
-const idempotencyKey = z.string().regex(/^[A-Za-z0-9._:-]{1,255}$/, 'Idempotency-Key must be 1..255 of letters, digits, . _ : -');
 const verifyBody = apiInput(
   'VerifyRequest',
   z.object({
@@ -49,34 +40,6 @@ export class NotaryController {
     private readonly certificates: CertificateService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
-
-  @Post('api/notary/create')
-  @HttpCode(200)
-  @ApiBearerAuth()
-  @Authenticated('certificates:write')
-  @Throttle('notary_issue')
-  @ApiOperation({ operationId: 'issueCertificate', summary: 'Issue a certificate for content (JSON is canonicalized with RFC 8785 before hashing)' })
-  @ApiJsonBody('IssueCertificateRequest')
-  @ApiJsonResponse(200, 'IssuanceResponse')
-  async create(@Caller() caller: AccessContext, @Body() raw: unknown) {
-    // content_required is the spec's own code for a missing content field.
-    if (raw === null || typeof raw !== 'object' || !('content' in raw) || (raw as { content: unknown }).content === undefined) {
-      throw new AppError('content_required', 'The body needs "content": the artifact as a string', 400);
-    }
-    const body = new ZodPipe(issueBody).transform(raw);
-    const m = await this.certificates.issue(caller.principal!.orgId, body);
-    return {
-      certificate_id: m.payload.certification_id,
-      certificate_type: 'GENESIS',
-      schema_version: 'cert.v1',
-      signature_alg: 'Ed25519',
-      signing_key_id: m.signature.key_id,
-      signature: `ed25519:${m.signature.value}`,
-      issued_at: m.payload.timestamp,
-      dataset_hash: m.payload.dataset_hash,
-      verify_url: `${this.config.BASE_URL}/verify/${m.payload.certification_id}`,
-    };
-  }
 
   private async find(certId: string): Promise<SignedManifest> {
     const m = await this.certificates.manifest(certId);
@@ -204,7 +167,7 @@ export class CreditsController {
   @HttpCode(200)
   @Authenticated('certificates:write')
   @ApiOperation({ operationId: 'buyNotaryCredits', summary: 'Buy issuance credits (100 cents each); a repeated Idempotency-Key is the same checkout' })
-  @ApiHeader({ name: 'Idempotency-Key', required: false })
+  @Idempotent()
   @ApiJsonBody('CreditsCheckoutRequest')
   @ApiJsonResponse(200, 'CreditsCheckout')
   async checkout(
@@ -212,7 +175,8 @@ export class CreditsController {
     @Body(new ZodPipe(checkoutBody)) body: z.infer<typeof checkoutBody>,
     @Headers('idempotency-key') key: string | undefined,
   ) {
-    const idem = key === undefined ? undefined : new ZodPipe(idempotencyKey, 'params').transform(key);
-    return this.credits.checkout(caller.principal!.orgId, body.credits, idem);
+    // @Idempotent() checked the key (the one rule) and replays a repeated request; the key also
+    // names the provider charge, so even a request that died half-way charges once.
+    return this.credits.checkout(caller.principal!.orgId, body.credits, key);
   }
 }

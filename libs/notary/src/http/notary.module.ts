@@ -1,10 +1,19 @@
-import { DynamicModule, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { AppConfig, KEY_ENCRYPTION_KEY } from '@app/core';
-import { SqlDatabase, SqlEventStore } from '@app/event-store';
+import { DynamicModule, Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { IdempotencyModule } from '@app/idempotency';
+import { AppConfig, systemClock } from '@app/core';
+import { EventStore, InlineProjection, SqlDatabase } from '@app/event-store';
 import { CertificateService } from '../certificates/certificate.service';
+import { CertificateReadModel } from '../certificates/certificate-read-model.repository';
+import { CertificateRepository } from '../certificates/certificate.repository';
+import { certificatesProjection } from '../certificates/certificate.projection';
+import { CertificateAuthority } from '../issue-certificate/certificate-authority';
+import { IssueCertificateController } from '../issue-certificate/issue-certificate.controller';
+import { IssueCertificateHandler, NOTARY_CLOCK } from '../issue-certificate/issue-certificate.handler';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
+import { SigningKeysModule } from '../signing-keys/signing-keys.module';
 import { CreditsService } from '../credits/credits.service';
-import { SandboxSettlementProvider, SettlementProvider } from '@app/settlement';
+import { SandboxLedger, SandboxSettlementProvider, SettlementProvider } from '@app/settlement';
 import { CreditsController, NotaryController, SigningKeysController } from './notary.controllers';
 import { VerifyPageController } from './verify-page.controller';
 import { SdkAssetsController } from './sdk-assets.controller';
@@ -13,14 +22,20 @@ import { ProjectionHost } from '@app/event-store';
 import { RegistryController } from '../registry/registry.controller';
 import { registryProjection } from '../registry/registry.projection';
 import { RegistryService } from '../registry/registry.service';
+import { RegistryReadModel } from '../registry/registry-read-model.repository';
+import { RegistryEntryRepository } from '../registry/registry-entry.repository';
+import { RegisterRegistryEntryController } from '../register-registry-entry/register-registry-entry.controller';
+import { RegisterRegistryEntryHandler } from '../register-registry-entry/register-registry-entry.handler';
+import { EditRegistryEntryController } from '../edit-registry-entry/edit-registry-entry.controller';
+import { EditRegistryEntryHandler } from '../edit-registry-entry/edit-registry-entry.handler';
+
+/** The notary's inline read models, registered with the event store wherever it is opened. */
+export const notaryProjections: InlineProjection[] = [certificatesProjection];
 
 /** Certificate issuance, retrieval and verification, and the published signing keys. */
 @Module({})
-export class NotaryModule implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    @Inject(SigningKeyStore) private readonly keys: SigningKeyStore,
-    projections: ProjectionHost,
-  ) {
+export class NotaryModule {
+  constructor(projections: ProjectionHost) {
     projections.register(registryProjection);
   }
 
@@ -28,47 +43,42 @@ export class NotaryModule implements OnModuleInit, OnApplicationShutdown {
   static forRoot(config: AppConfig, options: { settlementProvider?: SettlementProvider } = {}): DynamicModule {
     return {
       module: NotaryModule,
-      // Global: commerce signs receipts and webhooks sign deliveries with the same signing keys.
-      global: true,
-      controllers: [NotaryController, SigningKeysController, CreditsController, RegistryController, VerifyPageController, SdkAssetsController],
+      imports: [CqrsModule, IdempotencyModule.forRoot(), SigningKeysModule],
+      controllers: [IssueCertificateController, RegisterRegistryEntryController, EditRegistryEntryController, NotaryController, SigningKeysController, CreditsController, RegistryController, VerifyPageController, SdkAssetsController],
       providers: [
         // The SDK's browser bundle for the /verify page (libs/sdk/dist; `npm start` builds it).
         { provide: SdkBundle, useFactory: () => new SdkBundle(SdkBundle.locate()) },
+        { provide: CertificateReadModel, useFactory: (db: SqlDatabase) => new CertificateReadModel(db), inject: [SqlDatabase] },
+        { provide: CertificateRepository, useFactory: (store: EventStore) => new CertificateRepository(store), inject: [EventStore] },
         {
-          provide: SigningKeyStore,
-          useFactory: (db: SqlDatabase, store: SqlEventStore, kek: Buffer) => new SigningKeyStore(db, store, kek),
-          inject: [SqlDatabase, SqlEventStore, KEY_ENCRYPTION_KEY],
+          provide: CertificateAuthority,
+          useFactory: (keys: SigningKeyStore): CertificateAuthority => ({ issuer: new URL(config.BASE_URL).host, sign: (message) => keys.current.sign(message) }),
+          inject: [SigningKeyStore],
         },
+        { provide: NOTARY_CLOCK, useValue: systemClock },
+        IssueCertificateHandler,
         {
           provide: CertificateService,
-          useFactory: (db: SqlDatabase, store: SqlEventStore, keys: SigningKeyStore) => new CertificateService(db, store, keys, new URL(config.BASE_URL).host),
-          inject: [SqlDatabase, SqlEventStore, SigningKeyStore],
+          useFactory: (readModel: CertificateReadModel, keys: SigningKeyStore) => new CertificateService(readModel, keys),
+          inject: [CertificateReadModel, SigningKeyStore],
         },
         {
           provide: SettlementProvider,
-          useFactory: (db: SqlDatabase) => options.settlementProvider ?? new SandboxSettlementProvider(db),
+          useFactory: (db: SqlDatabase) => options.settlementProvider ?? new SandboxSettlementProvider(new SandboxLedger(db)),
           inject: [SqlDatabase],
         },
         {
           provide: CreditsService,
-          useFactory: (db: SqlDatabase, store: SqlEventStore, provider: SettlementProvider) => new CreditsService(db, store, provider),
-          inject: [SqlDatabase, SqlEventStore, SettlementProvider],
+          useFactory: (readModel: CertificateReadModel, store: EventStore, provider: SettlementProvider) => new CreditsService(readModel, store, provider),
+          inject: [CertificateReadModel, EventStore, SettlementProvider],
         },
-        {
-          provide: RegistryService,
-          useFactory: (db: SqlDatabase, store: SqlEventStore) => new RegistryService(db, store, config.BASE_URL),
-          inject: [SqlDatabase, SqlEventStore],
-        },
+        { provide: RegistryReadModel, useFactory: (db: SqlDatabase) => new RegistryReadModel(db), inject: [SqlDatabase] },
+        { provide: RegistryService, useFactory: (readModel: RegistryReadModel) => new RegistryService(readModel, config.BASE_URL), inject: [RegistryReadModel] },
+        { provide: RegistryEntryRepository, useFactory: (store: EventStore) => new RegistryEntryRepository(store), inject: [EventStore] },
+        RegisterRegistryEntryHandler,
+        EditRegistryEntryHandler,
       ],
-      exports: [CertificateService, SigningKeyStore, CreditsService, RegistryService],
+      exports: [CertificateService, CreditsService, RegistryService],
     };
-  }
-
-  async onModuleInit(): Promise<void> {
-    await this.keys.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.keys.stop();
   }
 }

@@ -3,7 +3,7 @@ import type { PublicSigningKey } from '@app/crypto';
 import { SqlDatabase, SqlEventStore } from '@app/event-store';
 import { CertificatePayload, SignedManifest } from '../domain/certificate';
 import { ExistingCertificate, LegacyCertificate, planLegacyImport } from '../domain/legacy-certificate';
-import { applyCertificateEvent, CertificateImported, certificateStream } from '../certificates/certificate.service';
+import { CertificateImportedData as CertificateImported, certificateStream } from '../domain/certificate.aggregate';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
 
 export interface LegacyImportReport {
@@ -65,8 +65,8 @@ export class LegacyImportService {
       await this.keys.recordImportedIn(tx, ring, plan.keysAdded);
       for (const manifest of plan.toImport) {
         const data: CertificateImported = { org_id: orgId, manifest: stripEnvelope(manifest) };
-        const result = await this.store.appendIn(tx, certificateStream(manifest.payload.certification_id), [{ type: 'CertificateImported', data }], 'no_stream');
-        for (const e of result.events) await applyCertificateEvent(e, tx);
+        // The certificates projection writes its row in the same statement.
+        await this.store.appendIn(tx, certificateStream(manifest.payload.certification_id), [{ type: 'CertificateImported', data }], 'no_stream');
       }
       const report: LegacyImportReport = {
         org_id: orgId,

@@ -1,10 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { AccessContext, Authenticated, Caller, Throttle } from '@app/access';
+import { AccessContext, Caller, Throttle } from '@app/access';
 import { AppError } from '@app/core';
-import { apiInput, ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiQueryParams, ZodPipe } from '@app/http';
+import { ApiJsonResponse, ApiQueryParams, ZodPipe } from '@app/http';
 import '../http/notary.openapi';
 import { ARTIFACT_TYPES } from './registry.projection';
 import { RegistryService } from './registry.service';
@@ -20,36 +20,6 @@ const listQuery = z
     cursor: z.string().max(300).optional(),
   })
   .strict();
-const text = (max: number) => z.string().trim().min(1).max(max);
-const tags = z.array(text(40)).max(20);
-const registerBody = apiInput(
-  'RegisterArtifactRequest',
-  z
-    .object({
-      title: text(200),
-      summary: text(2000).nullable().default(null),
-      artifact_type: z.enum(ARTIFACT_TYPES),
-      industry: text(100).nullable().default(null),
-      tags: tags.default([]),
-      visibility: z.enum(['public', 'private']).default('private'),
-    })
-    .strict(),
-);
-const editBody = apiInput(
-  'UpdateRegistryEntryRequest',
-  z
-    .object({
-      title: text(200).optional(),
-      summary: text(2000).nullable().optional(),
-      industry: text(100).nullable().optional(),
-      tags: tags.optional(),
-      visibility: z.enum(['public', 'private']).optional(),
-    })
-    .strict()
-    .refine((b) => Object.keys(b).length > 0, { message: 'nothing to change' }),
-);
-const idParams = z.object({ id: z.uuid({ error: 'must be a registry entry id (uuid)' }) });
-
 @ApiTags('registry')
 @Controller('v1/registry')
 export class RegistryController {
@@ -72,33 +42,5 @@ export class RegistryController {
     const json = await this.registry.listJson(query, caller.principal?.orgId);
     reply.header('content-type', 'application/json; charset=utf-8');
     return json;
-  }
-
-  /** Lists an artifact without a certificate (status `unverified`). */
-  @Post()
-  @HttpCode(201)
-  @Authenticated('certificates:write')
-  @ApiBearerAuth()
-  @ApiOperation({ operationId: 'registerArtifact', summary: 'List an artifact without a certificate (status unverified)' })
-  @ApiJsonBody('RegisterArtifactRequest')
-  @ApiJsonResponse(201, 'RegistryEntryRef')
-  register(@Caller() caller: AccessContext, @Body(new ZodPipe(registerBody)) body: z.infer<typeof registerBody>) {
-    return this.registry.register(caller.principal!.orgId, body);
-  }
-
-  /** Publishes or edits the caller's entry: title, summary, industry, tags, visibility. */
-  @Patch(':id')
-  @Authenticated('certificates:write')
-  @ApiBearerAuth()
-  @ApiOperation({ operationId: 'updateRegistryEntry', summary: 'Publish or edit the caller’s entry: title, summary, industry, tags, visibility' })
-  @ApiPathParams(idParams)
-  @ApiJsonBody('UpdateRegistryEntryRequest')
-  @ApiJsonResponse(200, 'RegistryEntryRef')
-  edit(
-    @Caller() caller: AccessContext,
-    @Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>,
-    @Body(new ZodPipe(editBody)) body: z.infer<typeof editBody>,
-  ) {
-    return this.registry.edit(caller.principal!.orgId, p.id, body);
   }
 }

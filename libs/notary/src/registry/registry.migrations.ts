@@ -61,4 +61,21 @@ export const registryMigrations: Migration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION registry_bump_version();
     `,
   },
+  {
+    // The text search (title, summary, tags) computed by the table itself, so the registry's
+    // projection writes plain values and any path that changes a row keeps it right.
+    id: 'notary_012_registry_search_generated',
+    sql: `
+      CREATE OR REPLACE FUNCTION registry_search_text(p_title text, p_summary text, p_tags text[]) RETURNS tsvector
+      LANGUAGE sql IMMUTABLE AS $fn$
+        SELECT to_tsvector('simple', coalesce(p_title, '') || ' ' || coalesce(p_summary, '') || ' ' || coalesce(array_to_string(p_tags, ' '), ''))
+      $fn$;
+      ALTER TABLE registry_entries DROP COLUMN search;
+      ALTER TABLE registry_entries ADD COLUMN search tsvector GENERATED ALWAYS AS (registry_search_text(title, summary, tags)) STORED;
+      CREATE INDEX IF NOT EXISTS registry_search ON registry_entries USING gin (search);
+      CREATE INDEX IF NOT EXISTS registry_filtered_page
+        ON registry_entries (visibility, status, artifact_type, industry, created_at DESC, id DESC) INCLUDE (search);
+      ANALYZE registry_entries;
+    `,
+  },
 ];

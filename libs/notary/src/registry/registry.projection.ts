@@ -1,30 +1,11 @@
-import type { Projection, RecordedEvent, SqlExecutor } from '@app/event-store';
-import type { CertificateIssued } from '../certificates/certificate.service';
+import { InlineProjection, Json, RowChange, subscribedReadModel } from '@app/event-store';
+import type { CertificateIssuedData as CertificateIssued } from '../domain/certificate.aggregate';
+import { ARTIFACT_TYPES, ArtifactType } from '../domain/artifact-types';
+import type { RegistryEntryEdited, RegistryEntryRegistered } from '../domain/registry-entry.aggregate';
 
-export const ARTIFACT_TYPES = ['dataset', 'model', 'system', 'output'] as const;
-export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
-
-/** Edits an owner makes to its entry; absent fields stay as they were. */
-export interface RegistryEntryEdited {
-  entry_id: string;
-  title?: string;
-  summary?: string | null;
-  industry?: string | null;
-  tags?: string[];
-  visibility?: 'public' | 'private';
-}
-
-/** An artifact listed without a certificate (status `unverified`). */
-export interface RegistryEntryRegistered {
-  entry_id: string;
-  org_id: string;
-  title: string;
-  summary: string | null;
-  artifact_type: ArtifactType;
-  industry: string | null;
-  tags: string[];
-  visibility: 'public' | 'private';
-}
+export { ARTIFACT_TYPES } from '../domain/artifact-types';
+export type { ArtifactType } from '../domain/artifact-types';
+export type { RegistryEntryEdited, RegistryEntryRegistered } from '../domain/registry-entry.aggregate';
 
 const slugify = (title: string, id: string) =>
   `${title
@@ -37,17 +18,17 @@ const slugify = (title: string, id: string) =>
 // rows_count is an integer column: a legacy payload's rows may be absent or out of its range.
 const rowsCount = (rows: unknown) => (Number.isInteger(rows) && (rows as number) >= 0 && (rows as number) <= 2_147_483_647 ? (rows as number) : null);
 
-// The text search covers title, summary and tags; recomputed in SQL on every write.
-const SEARCH = `to_tsvector('simple', coalesce(title, '') || ' ' || coalesce(summary, '') || ' ' || coalesce(array_to_string(tags, ' '), ''))`;
-
 /**
  * The public registry, a projection of the certificate streams (and of entries registered
- * without a certificate). New certificates are listed `private` until their owner publishes them.
+ * without a certificate), applied by a checkpointed runner in the workers: a new certificate or
+ * edit shows up moments after it is made. New certificates are listed `private` until their
+ * owner publishes them. The text search column is computed by the table (migration notary_012).
  */
-export const registryProjection: Projection = {
+export const registryReadModel: InlineProjection = {
   name: 'registry',
   filter: { eventTypes: ['CertificateIssued', 'CertificateImported', 'RegistryEntryRegistered', 'RegistryEntryEdited'] },
-  async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
+  tables: ['registry_entries'],
+  apply(event): RowChange[] {
     // Imported legacy certificates are listed like issued ones (their payload may lack rows).
     if (event.type === 'CertificateIssued' || event.type === 'CertificateImported') {
       const { org_id, manifest } = event.data as CertificateIssued;
@@ -55,41 +36,36 @@ export const registryProjection: Projection = {
       // PostgreSQL text cannot hold U+0000, which a JSON string can.
       const title = (typeof p.filename === 'string' && p.filename.replaceAll('\u0000', '')) || `Certificate ${p.certification_id.slice(0, 8)}`;
       const type = ARTIFACT_TYPES.includes(p.artifact_type as ArtifactType) ? (p.artifact_type as ArtifactType) : 'output';
-      await tx.query(
-        `INSERT INTO registry_entries (id, org_id, slug, title, summary, artifact_type, status, certificate_id, artifact_hash, rows_count,
-                                       industry, tags, visibility, created_at, updated_at, search)
-         VALUES ($1, $2, $3, $4, NULL, $5, 'certified', $9, $6, $7, NULL, '{}', 'private', $8, $8, to_tsvector('simple', $4))
-         ON CONFLICT (id) DO NOTHING`,
-        [p.certification_id, org_id, slugify(title, p.certification_id), title, type, p.dataset_hash, rowsCount(p.rows), event.recorded_at, p.certification_id],
-      );
-      return;
+      const row = {
+        id: p.certification_id, org_id, slug: slugify(title, p.certification_id), title, summary: null, artifact_type: type, status: 'certified',
+        certificate_id: p.certification_id, artifact_hash: p.dataset_hash, rows_count: rowsCount(p.rows), industry: null, tags: [], visibility: 'private',
+        created_at: event.recorded_at, updated_at: event.recorded_at,
+      };
+      return [{ op: 'insert', table: 'registry_entries', key: ['id'], row }];
     }
     if (event.type === 'RegistryEntryRegistered') {
       const e = event.data as RegistryEntryRegistered;
-      await tx.query(
-        `INSERT INTO registry_entries (id, org_id, slug, title, summary, artifact_type, status, certificate_id, artifact_hash, rows_count,
-                                       industry, tags, visibility, created_at, updated_at, search)
-         VALUES ($1, $2, $3, $4, $5, $6, 'unverified', NULL, NULL, NULL, $7, $8, $9, $10, $10, to_tsvector('simple', ''))
-         ON CONFLICT (id) DO NOTHING`,
-        [e.entry_id, e.org_id, slugify(e.title, e.entry_id), e.title, e.summary, e.artifact_type, e.industry, e.tags, e.visibility, event.recorded_at],
-      );
-      await tx.query(`UPDATE registry_entries SET search = ${SEARCH} WHERE id = $1`, [e.entry_id]);
-      return;
+      const row = {
+        id: e.entry_id, org_id: e.org_id, slug: slugify(e.title, e.entry_id), title: e.title, summary: e.summary, artifact_type: e.artifact_type, status: 'unverified',
+        certificate_id: null, artifact_hash: null, rows_count: null, industry: e.industry, tags: e.tags, visibility: e.visibility,
+        created_at: event.recorded_at, updated_at: event.recorded_at,
+      };
+      return [{ op: 'insert', table: 'registry_entries', key: ['id'], row }];
     }
     if (event.type === 'RegistryEntryEdited') {
       const e = event.data as RegistryEntryEdited;
-      await tx.query(
-        `UPDATE registry_entries SET
-           title = coalesce($2, title),
-           summary = CASE WHEN $3::boolean THEN $4 ELSE summary END,
-           industry = CASE WHEN $5::boolean THEN $6 ELSE industry END,
-           tags = coalesce($7::text[], tags),
-           visibility = coalesce($8, visibility),
-           updated_at = $9
-         WHERE id = $1`,
-        [e.entry_id, e.title ?? null, 'summary' in e, e.summary ?? null, 'industry' in e, e.industry ?? null, e.tags ?? null, e.visibility ?? null, event.recorded_at],
-      );
-      await tx.query(`UPDATE registry_entries SET search = ${SEARCH} WHERE id = $1`, [e.entry_id]);
+      // Absent fields stay as they were; summary and industry may be set to null.
+      const set: Record<string, Json> = { updated_at: event.recorded_at };
+      if (e.title !== undefined && e.title !== null) set.title = e.title;
+      if ('summary' in e) set.summary = e.summary ?? null;
+      if ('industry' in e) set.industry = e.industry ?? null;
+      if (e.tags !== undefined && e.tags !== null) set.tags = e.tags;
+      if (e.visibility !== undefined && e.visibility !== null) set.visibility = e.visibility;
+      return [{ op: 'update', table: 'registry_entries', key: { id: e.entry_id }, set }];
     }
+    return [];
   },
 };
+
+/** The registry as the workers run it: applied from `$all` by a checkpointed runner. */
+export const registryProjection = subscribedReadModel(registryReadModel);

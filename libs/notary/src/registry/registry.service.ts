@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { AppError, BatchLoader, deepFreeze, LruCache } from '@app/core';
-import { SqlDatabase, SqlEventStore } from '@app/event-store';
-import { certificateStream } from '../certificates/certificate.service';
-import type { CertificateIssued } from '../certificates/certificate.service';
-import { ArtifactType, RegistryEntryEdited, RegistryEntryRegistered } from './registry.projection';
+import { BatchLoader, deepFreeze, LruCache } from '@app/core';
+import { decodePageCursor, encodePageCursor } from '@app/http';
+import type { ArtifactType } from '../domain/artifact-types';
+import { RegistryReadModel, RegistryRow } from './registry-read-model.repository';
 
 export interface RegistryQuery {
   status?: 'certified' | 'unverified';
@@ -14,40 +12,6 @@ export interface RegistryQuery {
   limit: number;
   cursor?: string;
 }
-
-interface Row {
-  id: string;
-  slug: string;
-  title: string;
-  summary: string | null;
-  artifact_type: string;
-  status: string;
-  certificate_id: string | null;
-  artifact_hash: string | null;
-  rows_count: number | null;
-  industry: string | null;
-  tags: string[];
-  visibility: string;
-  created_at: Date | string;
-}
-
-const registryStream = (id: string) => `registry-${id}`;
-
-/** Cursor = the last item's (created_at, id), opaque to clients. */
-const encodeCursor = (r: Row) => Buffer.from(JSON.stringify([new Date(r.created_at).toISOString(), r.id])).toString('base64url');
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof at === 'string' && !Number.isNaN(Date.parse(at)) && typeof id === 'string' && id.length <= 64) return [at, id];
-  } catch {
-    /* fall through */
-  }
-  throw new AppError('validation_failed', 'cursor is not one this service issued', 400, [{ field: 'cursor', message: 'invalid cursor' }]);
-}
-
-const COLUMNS = 'id, slug, title, summary, artifact_type, status, certificate_id, artifact_hash, rows_count, industry, tags, visibility, created_at';
-/** How many filtered entries a text search walks in page order before leaving the plan to the planner. */
-const WALK_LIMIT = 2000;
 
 /** Listings kept per process (about 25-60 KB each at 50 items). */
 export const REGISTRY_PAGE_CACHE_SIZE = 256;
@@ -82,17 +46,17 @@ interface Listing {
   json?: string;
 }
 
+/** The registry's listings: computed by the read model, kept per process while the registry's version holds. */
 export class RegistryService {
   private readonly pages = new LruCache<Listing>(REGISTRY_PAGE_CACHE_SIZE);
   private readonly totals = new LruCache<{ version: string; total: number }>(4 * REGISTRY_PAGE_CACHE_SIZE);
   private readonly version = new BatchLoader<string>(async () => {
-    const [row] = await this.db.query<{ version: string | number }>('SELECT version FROM registry_state', [], { name: 'registry_version' });
-    return new Map(row ? [['registry', String(row.version)]] : []);
+    const version = await this.readModel.version();
+    return new Map(version !== null ? [['registry', version]] : []);
   });
 
   constructor(
-    private readonly db: SqlDatabase,
-    private readonly store: SqlEventStore,
+    private readonly readModel: RegistryReadModel,
     private readonly baseUrl: string,
   ) {}
 
@@ -131,51 +95,13 @@ export class RegistryService {
 
   /** `known`: the total at a version; used (and not counted again) when the statement reads that same version. */
   private async compute(query: RegistryQuery, orgId?: string, known?: { version: string; total: number }): Promise<{ page: RegistryPage; version: string | null }> {
-    const params: unknown[] = [query.visibility];
-    const filters = ['visibility = $1'];
-    const add = (clause: string, value: unknown) => {
-      params.push(value);
-      filters.push(clause.replace('?', `$${params.length}`));
-    };
-    if (query.visibility === 'private') add('org_id = ?', orgId);
-    if (query.status) add('status = ?', query.status);
-    if (query.artifact_type) add('artifact_type = ?', query.artifact_type);
-    if (query.industry) add('industry = ?', query.industry);
-    let text: string | null = null;
-    if (query.q) {
-      params.push(query.q);
-      text = `search @@ websearch_to_tsquery('simple', $${params.length})`;
-    }
-    const counted = [...filters, ...(text ? [text] : [])].join(' AND ');
-    if (query.cursor) {
-      const [at, id] = decodeCursor(query.cursor);
-      params.push(at, id);
-      filters.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
-    }
-    params.push(query.limit + 1);
-    const limit = `$${params.length}`;
-    const page = (walk: boolean) =>
-      text && walk
-        ? // Walk the newest entries that pass the filters, in index order, testing the text query
-          // on each, and stop at a full page: the planner cannot know how often the text query
-          // matches within the filters, and a misjudged bitmap plan reads every match to sort them.
-          `SELECT ${COLUMNS} FROM (SELECT ${COLUMNS}, search FROM registry_entries WHERE ${filters.join(' AND ')}
-             ORDER BY created_at DESC, id DESC LIMIT ${WALK_LIMIT}) w WHERE ${text} ORDER BY created_at DESC, id DESC LIMIT ${limit}`
-        : `SELECT ${COLUMNS} FROM registry_entries WHERE ${[...filters, ...(text ? [text] : [])].join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
-    // One row per item (or one row of nulls for an empty page), each with the total and the version.
-    const run = (walk: boolean, count: boolean) =>
-      this.db.query<Row & { total: string | number | null; version: string | number | null }>(
-        `SELECT t.total, (SELECT version FROM registry_state) AS version, p.*
-         FROM (SELECT ${count ? `count(*) AS total FROM registry_entries WHERE ${counted}` : 'NULL::bigint AS total'}) t
-         LEFT JOIN LATERAL (${page(walk)}) p ON true
-         ORDER BY p.created_at DESC, p.id DESC`,
-        params,
-      );
-    const full = (r: Row[]) => r.filter((x) => x.id !== null).length > query.limit;
+    const cursor = query.cursor ? decodePageCursor(query.cursor) : undefined;
+    const run = (walk: boolean, count: boolean) => this.readModel.page(query, orgId, cursor, { walk, count });
+    const full = (r: RegistryRow[]) => r.filter((x) => x.id !== null).length > query.limit;
     const attempt = async (count: boolean) => {
       let r = await run(true, count);
       // A short page from the walk may only mean the walk ended first: ask the planner's way.
-      if (text && !full(r)) r = await run(false, count);
+      if (query.q && !full(r)) r = await run(false, count);
       return r;
     };
     let rows = await attempt(!known);
@@ -187,39 +113,18 @@ export class RegistryService {
     }
     const found = rows.filter((r) => r.id !== null);
     const items = found.slice(0, query.limit);
+    const last = items[items.length - 1];
     return {
       page: deepFreeze({
         items: items.map((r) => this.view(r)),
         total,
-        next_cursor: found.length > query.limit ? encodeCursor(items[items.length - 1]) : null,
+        next_cursor: found.length > query.limit ? encodePageCursor(last.created_at, last.id) : null,
       }),
       version: rows[0].version === null ? null : String(rows[0].version),
     };
   }
 
-  async register(orgId: string, entry: Omit<RegistryEntryRegistered, 'entry_id' | 'org_id'>): Promise<{ id: string }> {
-    const id = randomUUID();
-    const data: RegistryEntryRegistered = { entry_id: id, org_id: orgId, ...entry };
-    await this.store.append(registryStream(id), [{ type: 'RegistryEntryRegistered', data }], { expectedRevision: 'no_stream' });
-    return { id };
-  }
-
-  /** Edits the caller's entry; another organization's entry answers 404, like a missing one. */
-  async edit(orgId: string, id: string, changes: Omit<RegistryEntryEdited, 'entry_id'>): Promise<{ id: string }> {
-    // Ownership from the entry's own stream: the source of truth, never behind the projection.
-    for (const stream of [certificateStream(id), registryStream(id)]) {
-      const [first] = await this.store.readStream(stream, { limit: 1 });
-      if (!first) continue;
-      // A stream opens with CertificateIssued, CertificateImported or RegistryEntryRegistered: each names its org.
-      const owner = (first.data as CertificateIssued | RegistryEntryRegistered).org_id;
-      if (owner !== orgId) break;
-      await this.store.append(stream, [{ type: 'RegistryEntryEdited', data: { entry_id: id, ...changes } }]);
-      return { id };
-    }
-    throw new AppError('not_found', `registry entry ${id} not found`, 404);
-  }
-
-  private view(r: Row): RegistryItem {
+  private view(r: RegistryRow): RegistryItem {
     return {
       id: r.id,
       slug: r.slug,

@@ -2,7 +2,7 @@ import type { Logger } from '@app/http';
 import { SqlDatabase, SqlEventStore } from '@app/event-store';
 import { deliveryStream, WebhookEvents } from '../domain/event-types';
 import type { SendResult } from '../sending/http-sender';
-import { Batcher } from './batcher';
+import { Batcher } from '@app/core';
 import type { DeliveryAttempted } from './delivery.events';
 import type { DeliveryRow } from './delivery.repository';
 

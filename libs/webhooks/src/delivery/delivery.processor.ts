@@ -7,7 +7,7 @@ import { EndpointDisabled } from '../endpoints/endpoint.events';
 import { EndpointCache, secretsAt, SendTarget } from '../endpoints/endpoint-cache';
 import { EndpointService, lockEndpoint, recordEndpointEvents } from '../endpoints/endpoint.service';
 import { HttpSender, SendResult } from '../sending/http-sender';
-import { Batcher } from './batcher';
+import { Batcher } from '@app/core';
 import { DeliveredRecorder } from './delivered-recorder';
 import { DeliveryAbandoned, DeliveryAttempted } from './delivery.events';
 import { DeliveryRepository, DeliveryRow, recordDeliveryEvents } from './delivery.repository';

@@ -13,6 +13,7 @@ import { DeliveryQueue } from '../queue/delivery-queue.port';
 import { StoreScheduler } from '../queue/store-scheduler';
 import { HttpSender } from '../sending/http-sender';
 import { TargetGuard } from '../sending/target-guard';
+import { SigningKeysModule } from '@app/notary';
 import { RUN_WEBHOOK_WORKERS, ServiceSigner, WebhookWorker } from '../webhook-worker';
 import { WEBHOOK_SETTINGS, webhookSettings, WebhookSettings } from '../webhook-settings';
 import { WebhooksController } from './webhooks.controller';
@@ -43,6 +44,7 @@ export class WebhooksModule implements OnApplicationBootstrap, BeforeApplication
     const settings = webhookSettings(config);
     return {
       module: WebhooksModule,
+      imports: [SigningKeysModule],
       controllers: options.http === false ? [] : [WebhooksController],
       providers: [
         { provide: WEBHOOK_SETTINGS, useValue: settings },

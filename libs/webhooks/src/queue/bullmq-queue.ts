@@ -1,5 +1,5 @@
 import { DelayedError, Job, Queue, Worker } from 'bullmq';
-import { createRedis, Redis } from '@app/core';
+import { createRedis, Redis, redisOptions } from '@app/core';
 import type { Logger } from '@app/http';
 import { DeliveryRepository, DueDelivery } from '../delivery/delivery.repository';
 import { DeliveryHandler, DeliveryQueue } from './delivery-queue.port';
@@ -25,7 +25,6 @@ export const jobIdFor = (d: Pick<DueDelivery, 'id' | 'series'>) => (d.series ===
  * exponential backoff).
  */
 export class BullMqDeliveryQueue extends DeliveryQueue {
-  private readonly queueConnection: Redis;
   private readonly queue: Queue<JobData>;
   private worker: Worker<JobData> | null = null;
   private workerConnection: Redis | null = null;
@@ -39,9 +38,9 @@ export class BullMqDeliveryQueue extends DeliveryQueue {
     private readonly logger?: Logger,
   ) {
     super();
-    this.queueConnection = createRedis(redisUrl, { enableAutoPipelining: false });
+    // The queue owns its connection, so closing it before Redis was ever reached ends cleanly.
     this.queue = new Queue<JobData>(DELIVERY_QUEUE_NAME, {
-      connection: this.queueConnection,
+      connection: redisOptions(redisUrl, { enableAutoPipelining: false }),
       prefix,
       defaultJobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 8, backoff: { type: 'exponential', delay: 1000 } },
     });
@@ -108,10 +107,20 @@ export class BullMqDeliveryQueue extends DeliveryQueue {
   async stop(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
-    await this.worker?.close();
+    const worker = this.worker;
     this.worker = null;
+    await worker?.close();
     await this.queue.close();
-    for (const c of [this.workerConnection, this.queueConnection]) await c?.quit().catch(() => c.disconnect());
+    // BullMQ's connections emit a failed start-up ('Connection is closed') even after close() has
+    // removed their listeners, which would crash the process as an unhandled 'error' when we stop
+    // before Redis was ever reached or while BullMQ was still loading its scripts. They are closed
+    // and ours to end: keep one quiet listener on each (the fields are BullMQ's own, not in its types).
+    for (const owner of [worker, this.queue] as unknown as Record<string, { on?: (e: string, f: () => void) => void } | undefined>[]) {
+      for (const name of ['connection', 'blockingConnection']) owner?.[name]?.on?.('error', () => undefined);
+    }
+    const c = this.workerConnection;
+    await c?.quit().catch(() => c.disconnect());
     this.workerConnection = null;
   }
+
 }

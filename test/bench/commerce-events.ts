@@ -4,8 +4,9 @@ import type { NewEvent } from '@app/event-store';
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 /**
- * Commerce events shaped as the commerce contract fixes them (stream `transaction-<id>`), for
- * suites that consume them without driving the commerce API.
+ * Commerce events shaped as the commerce contract fixes them (stream `transaction-<id>`, every
+ * field the transactions projection reads), for suites and benchmarks that consume them without
+ * driving the commerce API.
  */
 export function commerceLifecycle(orgId: string, path: 'full' | 'approved' | 'rejected' = 'full', actor = `api_key:key_${hex(6)}`) {
   const transactionId = `txn_${hex(16)}`;
@@ -17,20 +18,22 @@ export function commerceLifecycle(orgId: string, path: 'full' | 'approved' | 're
     metadata: { actor: by, correlation_id: transactionId },
   });
   const requested = ev('authorization.requested', 'evaluating', {
-    request: { amount_cents: 12_500, currency: 'USD', merchant_id: 'm_books', purpose: 'software' },
+    request: { amount_cents: 12_500, currency: 'USD', merchant_id: 'm_books', purpose_tag: 'software', expiration_iso: '2099-01-01T00:00:00.000Z' },
     ...policy,
+    policy_version: 1,
     mode: 'test',
     provider: 'sandbox',
   });
+  const decided = { ...policy, evaluated_at: new Date().toISOString(), spend: [], reservations: [] };
   const events: NewEvent[] =
     path === 'approved'
-      ? [requested, ev('authorization.approved', 'authorized', { decision: 'authorized', ...policy })]
+      ? [requested, ev('authorization.approved', 'authorized', { decision: 'authorized', reason_code: null, ...decided })]
       : path === 'rejected'
-        ? [requested, ev('authorization.rejected', 'rejected', { decision: 'blocked', reason_code: 'MERCHANT_BLOCKED', rejected_by: 'policy' })]
+        ? [requested, ev('authorization.rejected', 'rejected', { decision: 'blocked', reason_code: 'MERCHANT_BLOCKED', rejected_by: 'policy', ...decided })]
         : [
             requested,
-            ev('authorization.escalated', 'needs_review', { decision: 'needs_review', reason_code: 'AMOUNT_ABOVE_REVIEW', ...policy }),
-            ev('authorization.human_approved', 'authorized', { approver: 'key_reviewer', note: 'ok', amount_cents: 12_000 }),
+            ev('authorization.escalated', 'needs_review', { decision: 'needs_review', reason_code: 'AMOUNT_ABOVE_REVIEW', ...decided }),
+            ev('authorization.human_approved', 'authorized', { approver: 'key_reviewer', note: 'ok', amount_cents: 12_000, released: [] }),
             ev('execution.initiated', 'authorized', { attempt: 1, provider: 'sandbox', provider_idempotency_key: hex(8), amount_cents: 12_000 }, 'system:settlement'),
             ev('execution.failed', 'authorized', { attempt: 1, provider: 'sandbox', error_code: 'provider_unavailable', retryable: true }, 'system:settlement'),
             ev('execution.initiated', 'authorized', { attempt: 2, provider: 'sandbox', provider_idempotency_key: hex(8), amount_cents: 12_000 }, 'system:settlement'),

@@ -1,0 +1,10 @@
+/** A reviewer approves an escalated authorization (POST /api/cdp/approvals/{authorization_id}/approve). */
+export class ApproveAuthorizationCommand {
+  constructor(
+    readonly organizationId: string,
+    readonly authorizationId: string,
+    readonly actor: string,
+    readonly amountCents: number | undefined,
+    readonly note: string | null,
+  ) {}
+}

@@ -1,0 +1,56 @@
+import { DomainError } from '@app/core';
+import { commerceWorld } from '../transactions/transaction-spec-fixtures';
+import { ApproveAuthorizationCommand } from './approve-authorization.command';
+import { ApproveAuthorizationHandler } from './approve-authorization.handler';
+
+describe('ApproveAuthorizationHandler (Transaction aggregate on the in-memory store)', () => {
+  const setup = () => {
+    const w = commerceWorld();
+    return { ...w, sut: new ApproveAuthorizationHandler(w.rows, w.transactions, w.clock) };
+  };
+  const approve = (org: string, auth: string, amount?: number) => new ApproveAuthorizationCommand(org, auth, 'api_key:key_reviewer', amount, 'ok');
+
+  it('records authorization.human_approved, releasing what a lower amount no longer holds', async () => {
+    const { sut, store, escalated } = setup();
+    const t = await escalated('org_a', 30_000);
+    const row = await sut.execute(approve('org_a', t.authorization_id, 20_000));
+    expect(row).toMatchObject({ status: 'authorized', decision: 'authorized', approved_amount_cents: 20_000, revision: 2 });
+    const [e] = await store.readStream(`transaction-${t.transaction_id}`, { fromRevision: 2 });
+    expect(e).toMatchObject({
+      type: 'authorization.human_approved',
+      data: { ...t, status: 'authorized', approver: 'api_key:key_reviewer', note: 'ok', amount_cents: 20_000, released: [{ cap_key: 'daily:USD:2026-11-25', amount_cents: 10_000 }] },
+      metadata: { actor: 'api_key:key_reviewer', correlation_id: t.transaction_id },
+    });
+    expect(store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 20_000 }]);
+  });
+
+  it('refuses a raise, another organization, and a second decision; each records nothing', async () => {
+    const { sut, store, escalated } = setup();
+    const t = await escalated('org_a', 30_000);
+    await expect(sut.execute(approve('org_a', t.authorization_id, 30_001))).rejects.toMatchObject({ code: 'approval_amount_exceeds_request' });
+    await expect(sut.execute(approve('org_b', t.authorization_id))).rejects.toMatchObject({ code: 'not_found' });
+    await sut.execute(approve('org_a', t.authorization_id));
+    await expect(sut.execute(approve('org_a', t.authorization_id))).rejects.toMatchObject({ code: 'authorization_not_pending', details: { status: 'authorized' } });
+    expect(await store.readStream(`transaction-${t.transaction_id}`)).toHaveLength(3);
+  });
+
+  it('gives racing reviewers one outcome: the loser learns what it lost to', async () => {
+    const { sut, escalated } = setup();
+    const t = await escalated('org_a');
+    const outcomes = await Promise.allSettled([sut.execute(approve('org_a', t.authorization_id)), sut.execute(approve('org_a', t.authorization_id))]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const lost = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')!;
+    expect(lost.reason).toBeInstanceOf(DomainError);
+    expect(lost.reason).toMatchObject({ code: 'authorization_not_pending' });
+  });
+
+  it('records the expiry, never a human decision, once the window has closed', async () => {
+    const { sut, store, escalated, clock } = setup();
+    const t = await escalated('org_a', 5_000, '2026-11-25T10:30:00.000Z');
+    clock.advance(3600_000);
+    await expect(sut.execute(approve('org_a', t.authorization_id))).rejects.toMatchObject({ code: 'authorization_expired' });
+    const last = (await store.readStream(`transaction-${t.transaction_id}`, { direction: 'backwards', limit: 1 }))[0];
+    expect(last).toMatchObject({ type: 'authorization.rejected', data: { reason_code: 'EXPIRED', rejected_by: 'expiry' }, metadata: { actor: 'system:expiry-sweep' } });
+    expect(store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 0 }]);
+  });
+});

@@ -1,0 +1,22 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { Clock } from '@app/core';
+import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
+import { decideReview } from '../transactions/decide-review';
+import { TransactionRepository } from '../transactions/transaction.repository';
+import { TransactionRows } from '../transactions/transaction-rows.repository';
+import type { TransactionRow } from '../transactions/transaction-row';
+import { ApproveAuthorizationCommand } from './approve-authorization.command';
+
+@CommandHandler(ApproveAuthorizationCommand)
+export class ApproveAuthorizationHandler implements ICommandHandler<ApproveAuthorizationCommand, TransactionRow> {
+  constructor(
+    readonly rows: TransactionRows,
+    readonly transactions: TransactionRepository,
+    @Inject(COMMERCE_CLOCK) readonly clock: Clock,
+  ) {}
+
+  execute(cmd: ApproveAuthorizationCommand): Promise<TransactionRow> {
+    return decideReview(this, { ...cmd, action: { kind: 'approve', amount_cents: cmd.amountCents, note: cmd.note } });
+  }
+}

@@ -1,0 +1,30 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AccessContext, Authenticated, Caller } from '@app/access';
+import { ApiJsonBody, ApiJsonResponse } from '@app/http';
+import { Idempotent } from '@app/idempotency';
+import { parseAuthorizationRequest } from '../domain/authorization-request';
+import { actorOf, idempotencyHeader } from '../http/commerce-http';
+import { AuthorizePaymentCommand } from './authorize-payment.command';
+
+@ApiTags('commerce')
+@ApiBearerAuth()
+@Controller('api/cdp')
+export class AuthorizePaymentController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Post('authorize')
+  @Idempotent()
+  @HttpCode(200)
+  @Authenticated('payments:write')
+  @ApiOperation({ operationId: 'authorize', summary: 'Evaluate a payment_authorization.v1 request against the policy and record the decision' })
+  @idempotencyHeader
+  @ApiJsonBody('AuthorizationRequest')
+  @ApiJsonResponse(200, 'AuthorizationDecision')
+  async authorize(@Caller() caller: AccessContext, @Body() body: unknown) {
+    const request = parseAuthorizationRequest(body ?? undefined);
+    const p = caller.principal!;
+    return this.commands.execute(new AuthorizePaymentCommand(p.orgId, actorOf(caller), p.mode, request));
+  }
+}

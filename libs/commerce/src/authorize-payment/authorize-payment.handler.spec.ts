@@ -1,0 +1,56 @@
+import { generateKeyPairSync, sign, verify } from 'node:crypto';
+import type { PolicyDocument } from '../domain/policy';
+import { policyHash } from '../domain/policy';
+import { verifyRecord } from '../receipts/signed-record';
+import { commerceWorld } from '../transactions/transaction-spec-fixtures';
+import { AuthorizePaymentCommand } from './authorize-payment.command';
+import { AuthorizePaymentHandler, CurrentPolicies } from './authorize-payment.handler';
+
+const keys = generateKeyPairSync('ed25519');
+const authority = { issuer: 'sigil.test', liveProvider: false, sign: (m: Uint8Array) => ({ key_id: 'key-1', signature: sign(null, m, keys.privateKey) }) };
+const policy: PolicyDocument = { limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 20_000 } }, merchants: { blocked: ['m_bad'], allowed: null } };
+const policies = (doc: PolicyDocument | null): CurrentPolicies => ({ current: async () => (doc ? { version: 3, policy: doc, policy_hash: policyHash(doc) } : null) });
+const request = (over: Record<string, unknown> = {}) => ({ amount_cents: 1_500, currency: 'USD', merchant_id: 'm_books', purpose_tag: 'software', expiration_iso: '2026-11-26T00:00:00Z', ...over });
+const noCaps = { decideUnderLocks: async () => Promise.reject(new Error('no cap in these policies')) };
+
+describe('AuthorizePaymentHandler (decision by the aggregate, saved on the in-memory store)', () => {
+  const setup = (doc: PolicyDocument | null = policy) => {
+    const w = commerceWorld();
+    return { ...w, sut: new AuthorizePaymentHandler(policies(doc), w.transactions, noCaps, authority, w.clock) };
+  };
+
+  it('records authorization.requested and its decision in one append, with a signed decision record, and answers the decision', async () => {
+    const { sut, store, rows } = setup();
+    const view = await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:key_agent', 'test', request() as never));
+    expect(view).toMatchObject({ decision: 'authorized', status: 'authorized', policy_id: 'default', policy_hash: policyHash(policy), reason_code: null, created_at: '2026-11-25T10:00:00.000Z' });
+    const events = await store.readStream(`transaction-${view.transaction_id}`);
+    expect(events.map((e) => e.type)).toEqual(['authorization.requested', 'authorization.approved']);
+    expect(events[0].data).toMatchObject({ status: 'evaluating', policy_version: 3, mode: 'test', provider: 'sandbox' });
+    const record = (events[1].data as { decision_record: unknown }).decision_record;
+    const byOurKey = (keyId: string, message: Uint8Array, signature: Uint8Array) =>
+      keyId === 'key-1' && verify(null, message, keys.publicKey, signature) ? { valid: true as const } : { valid: false as const, reason: 'signature_invalid' as const };
+    expect(verifyRecord(record, byOurKey)).toMatchObject({ valid: true, key_id: 'key-1' });
+    expect(record).toMatchObject({ schema_version: 'payment_decision.v1', payload: { decision: 'authorized', policy_version: 3, issuer: 'sigil.test', decided_at: '2026-11-25T10:00:00.000Z' } });
+    expect(await rows.byId('org_a', view.transaction_id)).toMatchObject({ status: 'authorized', decision: 'authorized', revision: 1 });
+  });
+
+  it('escalates above the review threshold and blocks a blocked merchant, each recorded with its reason', async () => {
+    const { sut } = setup();
+    expect(await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ amount_cents: 25_000 }) as never))).toMatchObject({ decision: 'needs_review', status: 'needs_review' });
+    expect(await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ merchant_id: 'm_bad' }) as never))).toMatchObject({ decision: 'blocked', reason_code: 'MERCHANT_BLOCKED', status: 'rejected' });
+  });
+
+  it('blocks with POLICY_NOT_FOUND when the organization has no such policy, and live keys with no live provider settle nowhere', async () => {
+    const { sut, store } = setup(null);
+    const view = await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'live', request() as never));
+    expect(view).toMatchObject({ decision: 'blocked', reason_code: 'POLICY_NOT_FOUND', policy_hash: null });
+    expect((await store.readStream(`transaction-${view.transaction_id}`))[0].data).toMatchObject({ provider: 'unconfigured', mode: 'live' });
+  });
+
+  it('decides concurrent requests independently and saves them together', async () => {
+    const { sut, store } = setup();
+    const views = await Promise.all(Array.from({ length: 20 }, (_, i) => sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ merchant_id: `m_${i}` }) as never))));
+    expect(new Set(views.map((v) => v.transaction_id)).size).toBe(20);
+    expect((await store.readAll()).events).toHaveLength(40);
+  });
+});

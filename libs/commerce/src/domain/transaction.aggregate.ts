@@ -1,0 +1,118 @@
+import { DomainError } from '@app/core';
+import { nextStatus, TransactionStatus } from './lifecycle';
+
+/**
+ * The Transaction aggregate: one stream per transaction (`transaction-<id>`), folded from the
+ * nine lifecycle events. Decisions here are pure: they return the events to append at the
+ * state's revision, or throw a DomainError. The state can come from the stream or from the
+ * transactions read model (a snapshot the projection keeps with every append).
+ */
+export interface Reservation {
+  cap_key: string;
+  amount_cents: number;
+}
+
+export interface TransactionState {
+  transaction_id: string;
+  authorization_id: string;
+  organization_id: string;
+  status: TransactionStatus;
+  amount_cents: number;
+  approved_amount_cents: number | null;
+  expires_at: string;
+  reservations: Reservation[];
+  /** Stream revision of the last event. */
+  revision: number;
+}
+
+export interface TransactionEvent {
+  type: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, string>;
+}
+
+/** The read model's row as the aggregate's state (numbers as numbers, instants as ISO strings). */
+export function transactionFromRow(row: {
+  transaction_id: string;
+  authorization_id: string;
+  organization_id: string;
+  status: TransactionStatus;
+  amount_cents: string | number;
+  approved_amount_cents: string | number | null;
+  expires_at: Date | string;
+  reservations: Reservation[];
+  revision: number | string;
+}): TransactionState {
+  return {
+    transaction_id: row.transaction_id,
+    authorization_id: row.authorization_id,
+    organization_id: row.organization_id,
+    status: row.status,
+    amount_cents: Number(row.amount_cents),
+    approved_amount_cents: row.approved_amount_cents === null ? null : Number(row.approved_amount_cents),
+    expires_at: new Date(row.expires_at).toISOString(),
+    reservations: row.reservations,
+    revision: Number(row.revision),
+  };
+}
+
+const base = (s: TransactionState) => ({ transaction_id: s.transaction_id, authorization_id: s.authorization_id, organization_id: s.organization_id });
+
+export type ReviewAction = { kind: 'approve'; amount_cents?: number; note: string | null } | { kind: 'reject'; note: string | null };
+
+/**
+ * A reviewer's decision on an escalated authorization. Past its window the decision is never
+ * recorded as a human one: the expiry is (`events`), and the caller is refused (`refusal`).
+ */
+export function reviewAuthorization(s: TransactionState, action: ReviewAction, actor: string, now: Date): { events: TransactionEvent[]; refusal?: DomainError } {
+  if (s.status !== 'needs_review') {
+    throw new DomainError('authorization_not_pending', `authorization ${s.authorization_id} is ${s.status}, not awaiting review`, { status: s.status });
+  }
+  if (Date.parse(s.expires_at) <= now.getTime()) {
+    return {
+      events: expireAuthorization(s),
+      refusal: new DomainError('authorization_expired', `the authorization window of ${s.authorization_id} closed at ${s.expires_at}`),
+    };
+  }
+  const amount = s.amount_cents;
+  if (action.kind === 'approve' && action.amount_cents !== undefined && action.amount_cents > amount) {
+    throw new DomainError('approval_amount_exceeds_request', `an approval may lower the amount, not raise it above ${amount}`, [{ field: 'amount_cents', message: `must be at most ${amount}` }]);
+  }
+  const metadata = { actor, correlation_id: s.transaction_id };
+  if (action.kind === 'approve') {
+    const approved = action.amount_cents ?? amount;
+    const data = {
+      ...base(s),
+      status: nextStatus(s.status, 'authorization.human_approved'),
+      approver: actor,
+      note: action.note,
+      amount_cents: approved,
+      released: s.reservations.filter(() => approved < amount).map((r) => ({ cap_key: r.cap_key, amount_cents: amount - approved })),
+    };
+    return { events: [{ type: 'authorization.human_approved', data, metadata }] };
+  }
+  const data = {
+    ...base(s),
+    status: nextStatus(s.status, 'authorization.rejected'),
+    decision: 'blocked',
+    reason_code: 'REJECTED_BY_REVIEWER',
+    rejected_by: 'human',
+    approver: actor,
+    note: action.note,
+    released: s.reservations,
+  };
+  return { events: [{ type: 'authorization.rejected', data, metadata }] };
+}
+
+/** An escalated authorization whose window closed: rejected with EXPIRED by the system, its reservations released. */
+export function expireAuthorization(s: TransactionState): TransactionEvent[] {
+  const data = {
+    ...base(s),
+    status: nextStatus(s.status, 'authorization.rejected'),
+    decision: 'blocked',
+    reason_code: 'EXPIRED',
+    rejected_by: 'expiry',
+    released: s.reservations,
+  };
+  return [{ type: 'authorization.rejected', data, metadata: { actor: 'system:expiry-sweep', correlation_id: s.transaction_id } }];
+}

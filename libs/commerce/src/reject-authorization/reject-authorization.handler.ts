@@ -1,0 +1,22 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { Clock } from '@app/core';
+import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
+import { decideReview } from '../transactions/decide-review';
+import { TransactionRepository } from '../transactions/transaction.repository';
+import { TransactionRows } from '../transactions/transaction-rows.repository';
+import type { TransactionRow } from '../transactions/transaction-row';
+import { RejectAuthorizationCommand } from './reject-authorization.command';
+
+@CommandHandler(RejectAuthorizationCommand)
+export class RejectAuthorizationHandler implements ICommandHandler<RejectAuthorizationCommand, TransactionRow> {
+  constructor(
+    readonly rows: TransactionRows,
+    readonly transactions: TransactionRepository,
+    @Inject(COMMERCE_CLOCK) readonly clock: Clock,
+  ) {}
+
+  execute(cmd: RejectAuthorizationCommand): Promise<TransactionRow> {
+    return decideReview(this, { ...cmd, action: { kind: 'reject', note: cmd.note } });
+  }
+}

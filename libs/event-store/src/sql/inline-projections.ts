@@ -1,0 +1,106 @@
+import { InlineProjection, ProjectedEvent, projectionAccepts, ReadModelConstraintViolated } from '../projections/read-model';
+import { mergeRowChanges, resolveFacts } from '../projections/row-changes';
+import type { RecordedEvent } from '../event-store.port';
+import { compileRowChanges, CompiledRowChanges } from './read-model-sql';
+import { SqlExecutor, sqlConstraint, sqlState } from './sql-database';
+
+/** The events of one append, as projections see them before the store writes them. */
+export interface PendingAppend {
+  stream: string;
+  events: { event_id: string; type: string; data: unknown; metadata: Record<string, unknown> }[];
+  recordedAt: string;
+}
+
+/**
+ * The projections registered with a SQL store, applied in the append's own statement. Each
+ * table belongs to one projection: a second claim is refused at registration.
+ */
+export class InlineProjections {
+  private readonly list: InlineProjection[] = [];
+  private readonly owner = new Map<string, string>();
+
+  register(projection: InlineProjection): void {
+    // The very same projection again is a no-op: a repository may make sure of its own.
+    if (this.list.includes(projection)) return;
+    if (this.list.some((p) => p.name === projection.name)) throw new Error(`projection ${projection.name} is registered already`);
+    for (const table of projection.tables) {
+      const other = this.owner.get(table);
+      if (other) throw new Error(`table ${table} is written by projection ${other}; ${projection.name} may not write it too`);
+    }
+    for (const table of projection.tables) this.owner.set(table, projection.name);
+    this.list.push(projection);
+  }
+
+  get(name: string): InlineProjection | undefined {
+    return this.list.find((p) => p.name === name);
+  }
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  /** The CTEs that write every registered read model for these appends (`ord` = 1-based place). */
+  forAppends(appends: PendingAppend[], firstParam: number): CompiledRowChanges | null {
+    if (this.list.length === 0) return null;
+    const collected: Parameters<typeof mergeRowChanges>[0] = [];
+    appends.forEach((a, i) => {
+      a.events.forEach((e, index) => {
+        const event: ProjectedEvent = { event_id: e.event_id, stream_id: a.stream, type: e.type, data: e.data, metadata: e.metadata, recorded_at: a.recordedAt };
+        for (const p of this.list) {
+          if (!projectionAccepts(p, event)) continue;
+          for (const change of p.apply(event)) {
+            this.checkOwner(p, change.table);
+            collected.push({ change, at: { ord: i + 1, index, count: a.events.length } });
+          }
+        }
+      });
+    });
+    if (collected.length === 0) return null;
+    return compileRowChanges(mergeRowChanges(collected), { appended: true, firstParam });
+  }
+
+  /** Applies one registered projection to stored events in the caller's transaction (rebuilds). */
+  async applyStored(name: string, events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
+    const p = this.get(name);
+    if (!p) throw new Error(`no projection ${name}`);
+    await applyToStored(p, events, tx);
+  }
+
+  private checkOwner(p: InlineProjection, table: string): void {
+    if (this.owner.get(table) !== p.name) throw new Error(`projection ${p.name} wrote ${table}, which it does not declare`);
+  }
+}
+
+/**
+ * Applies a projection to stored events in the caller's transaction: the same row changes as
+ * inline, with the event facts read from the events. Rebuilds use it, and so do read models fed
+ * by a checkpointed subscription (`readModelRunner`).
+ */
+export async function applyToStored(p: InlineProjection, events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
+  const collected: Parameters<typeof mergeRowChanges>[0] = [];
+  events.forEach((event, i) => {
+    if (!projectionAccepts(p, event)) return;
+    for (const change of p.apply(event)) {
+      if (!p.tables.includes(change.table)) throw new Error(`projection ${p.name} wrote ${change.table}, which it does not declare`);
+      collected.push({ change, at: { ord: i + 1, index: 0, count: 1 } });
+    }
+  });
+  if (collected.length === 0) return;
+  const resolved = mergeRowChanges(collected, { stored: true }).map(({ change: c }) =>
+    resolveFacts(c, (f) => {
+      const e = events[f.ord - 1];
+      return f.fact === 'revision' ? e.revision : f.fact === 'global_position' ? e.global_position : e.hash;
+    }),
+  );
+  const compiled = compileRowChanges(resolved.map((change) => ({ change, ord: 0 })), { appended: false, firstParam: 1, separate: true });
+  for (let i = 0; i < compiled.statements.length; i++) await tx.query(compiled.statements[i], [compiled.params[i]]).catch(constraintViolation);
+}
+
+/** A read model's CHECK constraint refused a change: the append (and everything in its statement) is undone. */
+export function constraintViolation(err: unknown): never {
+  if (sqlState(err) === '23514') {
+    const name = sqlConstraint(err) ?? 'unknown';
+    throw new ReadModelConstraintViolated(name, `read-model constraint ${name} refused the change`);
+  }
+  throw err;
+}

@@ -1,0 +1,51 @@
+/**
+ * The one table from a domain error's code to its HTTP status (the codes of docs/errors.md).
+ * Domain code throws DomainError(code, …) and never names a status; this is where it gets one.
+ */
+export const DOMAIN_ERROR_STATUS: Readonly<Record<string, number>> = Object.freeze({
+  invalid_json: 400,
+  validation_failed: 400,
+  bad_request: 400,
+  content_required: 400,
+  invalid_content: 400,
+  invalid_prediction_receipt: 400,
+  invalid_prediction_manifest: 400,
+  invalid_event: 400,
+  invalid_policy: 400,
+  idempotency_key_required: 400,
+  approval_amount_exceeds_request: 400,
+  invalid_idempotency_key: 400,
+  webhook_target_not_allowed: 400,
+  webhook_target_unresolvable: 400,
+  auth_required: 401,
+  notary_paywall: 402,
+  payment_declined: 402,
+  forbidden: 403,
+  insufficient_scope: 403,
+  receipt_not_available: 404,
+  not_found: 404,
+  concurrent_modification: 409,
+  event_id_conflict: 409,
+  authorization_not_pending: 409,
+  authorization_expired: 409,
+  transaction_not_authorized: 409,
+  execution_in_progress: 409,
+  provider_unavailable: 409,
+  illegal_transition: 409,
+  idempotency_request_in_progress: 409,
+  webhook_endpoint_disabled: 409,
+  webhook_delivery_pending: 409,
+  webhook_endpoint_limit: 409,
+  payload_too_large: 413,
+  content_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  settlement_failed: 502,
+  internal_error: 500,
+  rate_limiter_unavailable: 503,
+  not_ready: 503,
+});
+
+/** A code missing from the table is a programming error: it surfaces as 409 (a refused decision), never as a 500. */
+export const statusOfDomainError = (code: string): number => DOMAIN_ERROR_STATUS[code] ?? 409;

@@ -1,0 +1,61 @@
+import { Batcher, DomainError } from '@app/core';
+import { EventStore, ReadModelConstraintViolated } from '@app/event-store';
+import { CertificateEvent, certificateStream, FREE_ISSUANCES } from '../domain/certificate.aggregate';
+import { ALLOWANCE_CONSTRAINT } from './certificate.projection';
+
+/** A new certificate's stream: its id, its owner and its first event. */
+export interface NewCertificate {
+  certificateId: string;
+  orgId: string;
+  events: CertificateEvent[];
+}
+
+export const paywallError = () =>
+  new DomainError('notary_paywall', `The free quota of ${FREE_ISSUANCES} certifications and any credits are used up; add credits through /api/payments/notary-credits-checkout`);
+
+const paywallOr = (err: unknown): unknown => (err instanceof ReadModelConstraintViolated && err.constraint === ALLOWANCE_CONSTRAINT ? paywallError() : err);
+
+/**
+ * Saves certificates through the EventStore port; the certificates projection writes their rows
+ * and takes each issuance's slot in the same append. Group commit: certificates saved while
+ * earlier batches are being written go together in one `appendMany`. A batch the paywall refuses
+ * is written again one by one, so only the certificates over their organization's allowance fail.
+ */
+export class CertificateRepository {
+  private readonly batches: Batcher<NewCertificate, Error | null>;
+
+  constructor(
+    private readonly store: EventStore,
+    options: { maxBatch?: number; maxInFlight?: number } = {},
+  ) {
+    this.batches = new Batcher((batch) => this.write(batch), { maxBatch: options.maxBatch ?? 64, maxInFlight: options.maxInFlight ?? 4 });
+  }
+
+  /** Resolves once the certificate is committed; rejects with notary_paywall when no issuance is left. */
+  async saveNew(certificate: NewCertificate): Promise<void> {
+    const failure = await this.batches.add(certificate);
+    if (failure) throw failure;
+  }
+
+  private async write(batch: NewCertificate[]): Promise<(Error | null)[]> {
+    if (batch.length === 1) return [await this.writeOne(batch[0])];
+    try {
+      const outcomes = await this.store.appendMany(batch.map((c) => ({ stream: certificateStream(c.certificateId), events: c.events, expected: 'no_stream' as const })));
+      return outcomes.map((o) => (o.status === 'appended' ? null : new Error(`certificate stream ${o.status}: ids are fresh, so this is a fault`)));
+    } catch (err) {
+      if (!(err instanceof ReadModelConstraintViolated)) throw err;
+      return Promise.all(batch.map((c) => this.writeOne(c)));
+    }
+  }
+
+  private async writeOne(c: NewCertificate): Promise<Error | null> {
+    try {
+      await this.store.append(certificateStream(c.certificateId), c.events, { expectedRevision: 'no_stream' });
+      return null;
+    } catch (err) {
+      const mapped = paywallOr(err);
+      if (mapped instanceof DomainError) return mapped;
+      throw err;
+    }
+  }
+}
