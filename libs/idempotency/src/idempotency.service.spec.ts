@@ -16,7 +16,7 @@ describe('IdempotencyService (on the real store)', () => {
   let n = 0;
   const fresh = () => `key-${++n}-${Date.now()}`;
   const scope = (over: Partial<IdempotencyScope> = {}): IdempotencyScope => ({
-    organizationId: 'org_a',
+    orgId: 'org_a',
     key: 'k',
     method: 'POST',
     path: '/api/cdp/authorize',
@@ -75,8 +75,8 @@ describe('IdempotencyService (on the real store)', () => {
     const s = service();
     const h = counting();
     const key = fresh();
-    await s.run(scope({ key, organizationId: 'org_a' }), h);
-    const other = await s.run(scope({ key, organizationId: 'org_b', body: { something: 'else' } }), h);
+    await s.run(scope({ key, orgId: 'org_a' }), h);
+    const other = await s.run(scope({ key, orgId: 'org_b', body: { something: 'else' } }), h);
     expect(other).toMatchObject({ replayed: false, body: { run: 2 } });
     expect(h.runs).toBe(2);
   });
@@ -199,16 +199,16 @@ describe('IdempotencyService (on the real store)', () => {
     const s = service({ retentionMs: 100 });
     const h = counting();
     const key = fresh();
-    await s.run(scope({ key, organizationId: 'org_purge' }), h);
+    await s.run(scope({ key, orgId: 'org_purge' }), h);
     await sleep(150);
     // Past retention the key is free again, even for another body.
-    expect(await s.run(scope({ key, organizationId: 'org_purge', body: { new: true } }), h)).toMatchObject({ replayed: false, body: { run: 2 } });
-    await s.run(scope({ key: fresh(), organizationId: 'org_purge' }), h);
+    expect(await s.run(scope({ key, orgId: 'org_purge', body: { new: true } }), h)).toMatchObject({ replayed: false, body: { run: 2 } });
+    await s.run(scope({ key: fresh(), orgId: 'org_purge' }), h);
     await sleep(150);
     expect(await s.purgeExpired()).toBeGreaterThanOrEqual(2);
     expect(await t.db.query(`SELECT 1 FROM idempotency_keys WHERE organization_id = 'org_purge'`)).toEqual([]);
     // A kept key survives the purge.
-    await service().run(scope({ key, organizationId: 'org_purge' }), h);
+    await service().run(scope({ key, orgId: 'org_purge' }), h);
     await s.purgeExpired();
     expect(await t.db.query(`SELECT 1 FROM idempotency_keys WHERE organization_id = 'org_purge'`)).toHaveLength(1);
   });

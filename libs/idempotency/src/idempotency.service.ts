@@ -13,7 +13,7 @@ import {
 import { IdempotencyKeyRepository, KeyRow } from './idempotency.repository';
 
 export interface IdempotencyScope {
-  organizationId: string;
+  orgId: string;
   key: string;
   method: string;
   /** The request path (a query string is ignored). */
@@ -76,7 +76,7 @@ export class IdempotencyService {
    */
   async run<T>(scope: IdempotencyScope, handler: () => Promise<IdempotentResponse<T>>): Promise<IdempotentResponse<T> & { replayed: boolean }> {
     const key = parseIdempotencyKey(scope.key);
-    const request = { org: scope.organizationId, key, hash: requestHash(scope.body), methodPath: methodPath(scope.method, scope.path) };
+    const request = { org: scope.orgId, key, hash: requestHash(scope.body), methodPath: methodPath(scope.method, scope.path) };
     const deadline = Date.now() + this.waitMs;
     let pause = 5;
     for (;;) {

@@ -1,7 +1,7 @@
 /** A reviewer approves an escalated authorization (POST /api/cdp/approvals/{authorization_id}/approve). */
 export class ApproveAuthorizationCommand {
   constructor(
-    readonly organizationId: string,
+    readonly orgId: string,
     readonly authorizationId: string,
     readonly actor: string,
     readonly amountCents: number | undefined,

@@ -3,7 +3,7 @@ import type { AuthorizationRequest } from '../domain/authorization-request';
 /** An agent asks to pay (POST /api/cdp/authorize): evaluate the policy and record the decision. */
 export class AuthorizePaymentCommand {
   constructor(
-    readonly organizationId: string,
+    readonly orgId: string,
     /** `api_key:<key_id>`. */
     readonly actor: string,
     readonly mode: 'live' | 'test',

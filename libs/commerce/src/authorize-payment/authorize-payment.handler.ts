@@ -15,7 +15,7 @@ export const CURRENT_POLICIES = Symbol('CURRENT_POLICIES');
 
 /** The organization's current version of a policy (read on every decision; lookups of one moment share a query). */
 export interface CurrentPolicies {
-  current(organizationId: string, policyId: string): Promise<{ version: number; policy: import('../domain/policy').PolicyDocument; policy_hash: string } | null>;
+  current(orgId: string, policyId: string): Promise<{ version: number; policy: import('../domain/policy').PolicyDocument; policy_hash: string } | null>;
 }
 
 /**
@@ -35,11 +35,11 @@ export class AuthorizePaymentHandler implements ICommandHandler<AuthorizePayment
 
   async execute(cmd: AuthorizePaymentCommand) {
     const policyId = cmd.request.policy_id ?? 'default';
-    const policy = await this.policies.current(cmd.organizationId, policyId);
+    const policy = await this.policies.current(cmd.orgId, policyId);
     const input = {
       transactionId: newPrefixedId('txn'),
       authorizationId: newPrefixedId('auth'),
-      organizationId: cmd.organizationId,
+      orgId: cmd.orgId,
       actor: cmd.actor,
       mode: cmd.mode,
       provider: cmd.mode === 'test' ? 'sandbox' : this.authority.liveProvider ? 'live' : 'unconfigured',
@@ -59,7 +59,7 @@ export class AuthorizePaymentHandler implements ICommandHandler<AuthorizePayment
     const saved =
       windows.length === 0
         ? await this.transactions.saveNew(input.transactionId, decide(new Map()))
-        : await this.capLocks.decideUnderLocks(cmd.organizationId, windows, input.transactionId, decide);
+        : await this.capLocks.decideUnderLocks(cmd.orgId, windows, input.transactionId, decide);
     const v = view!;
     const { expires_at, ...rest } = v;
     return { ...rest, created_at: saved.events[0].recorded_at, expires_at };

@@ -26,11 +26,11 @@ export const policyRevision = (s: PolicyState | null): number | 'no_stream' => (
 
 export function recordPolicyVersion(
   current: PolicyState | null,
-  cmd: { organizationId: string; policyId: string; policy: PolicyDocument; policyHash: string; actor: string },
+  cmd: { orgId: string; policyId: string; policy: PolicyDocument; policyHash: string; actor: string },
 ): { type: string; data: PolicyVersionRecorded; metadata: { actor: string } }[] {
   if (current && current.policy_hash === cmd.policyHash) return [];
   const data: PolicyVersionRecorded = {
-    organization_id: cmd.organizationId,
+    organization_id: cmd.orgId,
     policy_id: cmd.policyId,
     version: (current?.version ?? 0) + 1,
     policy: cmd.policy,

@@ -13,7 +13,7 @@ export interface PolicyVersionInput {
 export interface RequestAuthorization {
   transactionId: string;
   authorizationId: string;
-  organizationId: string;
+  orgId: string;
   /** `api_key:<key_id>`. */
   actor: string;
   mode: 'live' | 'test';
@@ -62,7 +62,7 @@ export function requestAuthorization(cmd: RequestAuthorization, ctx: Authorizati
   const decidedStatus = nextStatus(requestedStatus, decidedType);
   const policyHash = cmd.policy?.policy_hash ?? null;
   const decidedAt = ctx.now.toISOString();
-  const base = { transaction_id: cmd.transactionId, authorization_id: cmd.authorizationId, organization_id: cmd.organizationId };
+  const base = { transaction_id: cmd.transactionId, authorization_id: cmd.authorizationId, organization_id: cmd.orgId };
   const decisionRecord = ctx.signDecision({
     ...base,
     decision: evaluation.decision,

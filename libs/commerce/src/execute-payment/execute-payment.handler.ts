@@ -46,7 +46,7 @@ export class ExecutePaymentHandler implements ICommandHandler<ExecutePaymentComm
 
   async execute(cmd: ExecutePaymentCommand): Promise<ExecutionResult> {
     const load = async () => {
-      const row = await this.rows.byId(cmd.organizationId, cmd.transactionId);
+      const row = await this.rows.byId(cmd.orgId, cmd.transactionId);
       if (!row) throw new DomainError('not_found', `transaction ${cmd.transactionId} not found`);
       return { row, state: settlementFromRow(row as unknown as Record<string, unknown>) };
     };
@@ -84,7 +84,7 @@ export class ExecutePaymentHandler implements ICommandHandler<ExecutePaymentComm
     const saved = await this.transactions.save(state, recordSettlement(state, attempt, outcome, cmd.actor));
     if (outcome.outcome !== 'succeeded') {
       const retryable = outcome.outcome === 'failed' && outcome.retryable;
-      return { outcome: outcome.outcome, transaction: (await this.rows.byId(cmd.organizationId, cmd.transactionId))!, error_code: outcome.code, retryable };
+      return { outcome: outcome.outcome, transaction: (await this.rows.byId(cmd.orgId, cmd.transactionId))!, error_code: outcome.code, retryable };
     }
     const succeeded = saved.events[saved.events.length - 1];
     return this.issue(cmd, { ...state, status: 'executed', revision: succeeded.revision }, provider, outcome.provider_reference, succeeded.hash);
@@ -93,7 +93,7 @@ export class ExecutePaymentHandler implements ICommandHandler<ExecutePaymentComm
   private async issue(cmd: ExecutePaymentCommand, executed: SettlementState, provider: SettlementProvider, reference: string, succeededHash: string): Promise<ExecutionResult> {
     const receipt = signRecord(RECEIPT_SCHEMA, receiptPayload(executed, provider.name, reference, succeededHash, this.authority.issuer, this.clock.now()), this.authority.sign);
     await this.transactions.save(executed, issueReceipt(executed, receipt));
-    return { outcome: 'succeeded', transaction: (await this.rows.byId(cmd.organizationId, cmd.transactionId))!, receipt };
+    return { outcome: 'succeeded', transaction: (await this.rows.byId(cmd.orgId, cmd.transactionId))!, receipt };
   }
 
   /** Executed but no receipt: the process stopped between the two appends. Issue it now, once. */
@@ -106,7 +106,7 @@ export class ExecutePaymentHandler implements ICommandHandler<ExecutePaymentComm
       return { ...result, outcome: 'already_executed' };
     } catch (err) {
       if (!(err instanceof WrongExpectedVersion)) throw err;
-      const row = (await this.rows.byId(cmd.organizationId, cmd.transactionId))!;
+      const row = (await this.rows.byId(cmd.orgId, cmd.transactionId))!;
       return { outcome: 'already_executed', transaction: row, receipt: (await this.transactions.receipt(row.transaction_id)) ?? undefined };
     }
   }

@@ -2,4 +2,4 @@ export { POLICY_VERSION_RECORDED } from '../domain/policy.aggregate';
 export type { PolicyVersionRecorded } from '../domain/policy.aggregate';
 
 /** One stream per organization and policy id; revision n holds version n + 1. */
-export const policyStream = (organizationId: string, policyId: string) => `policy-${organizationId}-${policyId}`;
+export const policyStream = (orgId: string, policyId: string) => `policy-${orgId}-${policyId}`;

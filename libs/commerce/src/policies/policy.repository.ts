@@ -33,16 +33,16 @@ const SELECT = 'SELECT policy_id, version, policy, policy_hash, created_at FROM 
 export class PolicyRepository {
   constructor(private readonly store: EventStore) {}
 
-  async latest(organizationId: string, policyId: string): Promise<PolicyVersion | null> {
-    const [last] = await this.store.readStream(policyStream(organizationId, policyId), { direction: 'backwards', limit: 1 });
+  async latest(orgId: string, policyId: string): Promise<PolicyVersion | null> {
+    const [last] = await this.store.readStream(policyStream(orgId, policyId), { direction: 'backwards', limit: 1 });
     if (!last) return null;
     const d = last.data as PolicyVersionRecorded;
     return { policy_id: d.policy_id, version: d.version, policy: d.policy, policy_hash: d.policy_hash, created_at: last.recorded_at };
   }
 
   /** Appends the decided events at the state's revision; a concurrent version makes it WrongExpectedVersion. */
-  save(organizationId: string, policyId: string, state: PolicyState | null, events: ReturnType<typeof recordPolicyVersion>) {
-    return this.store.append(policyStream(organizationId, policyId), events, { expectedRevision: policyRevision(state) });
+  save(orgId: string, policyId: string, state: PolicyState | null, events: ReturnType<typeof recordPolicyVersion>) {
+    return this.store.append(policyStream(orgId, policyId), events, { expectedRevision: policyRevision(state) });
   }
 }
 
@@ -51,8 +51,8 @@ export class PolicyReadModel {
   constructor(private readonly db: SqlDatabase) {}
 
   /** The current version; lookups of the same moment share one query (the authorization path). */
-  current(organizationId: string, policyId: string): Promise<PolicyVersion | null> {
-    return this.currentVersions.load(`${organizationId}\u0000${policyId}`).then((v) => v ?? null);
+  current(orgId: string, policyId: string): Promise<PolicyVersion | null> {
+    return this.currentVersions.load(`${orgId}\u0000${policyId}`).then((v) => v ?? null);
   }
 
   private readonly currentVersions = new BatchLoader<PolicyVersion>(async (keys) => {
@@ -68,15 +68,15 @@ export class PolicyReadModel {
     return new Map(rows.map((r) => [`${r.organization_id}\u0000${r.policy_id}`, view(r)]));
   });
 
-  async version(organizationId: string, policyId: string, version: number): Promise<PolicyVersion | null> {
-    const [row] = await this.db.query<PolicyRow>(`${SELECT} WHERE organization_id = $1 AND policy_id = $2 AND version = $3`, [organizationId, policyId, version], {
+  async version(orgId: string, policyId: string, version: number): Promise<PolicyVersion | null> {
+    const [row] = await this.db.query<PolicyRow>(`${SELECT} WHERE organization_id = $1 AND policy_id = $2 AND version = $3`, [orgId, policyId, version], {
       name: 'commerce_policy_version',
     });
     return row ? view(row) : null;
   }
 
-  async versions(organizationId: string, policyId: string): Promise<PolicyVersion[]> {
-    const rows = await this.db.query<PolicyRow>(`${SELECT} WHERE organization_id = $1 AND policy_id = $2 ORDER BY version DESC`, [organizationId, policyId]);
+  async versions(orgId: string, policyId: string): Promise<PolicyVersion[]> {
+    const rows = await this.db.query<PolicyRow>(`${SELECT} WHERE organization_id = $1 AND policy_id = $2 ORDER BY version DESC`, [orgId, policyId]);
     return rows.map(view);
   }
 }

@@ -22,26 +22,26 @@ export class PolicyService {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  current(organizationId: string, policyId: string): Promise<PolicyVersion | null> {
-    return this.policies.current(organizationId, policyId);
+  current(orgId: string, policyId: string): Promise<PolicyVersion | null> {
+    return this.policies.current(orgId, policyId);
   }
 
-  version(organizationId: string, policyId: string, version: number): Promise<PolicyVersion | null> {
-    return this.policies.version(organizationId, policyId, version);
+  version(orgId: string, policyId: string, version: number): Promise<PolicyVersion | null> {
+    return this.policies.version(orgId, policyId, version);
   }
 
-  versions(organizationId: string, policyId: string): Promise<PolicyVersion[]> {
-    return this.policies.versions(organizationId, policyId);
+  versions(orgId: string, policyId: string): Promise<PolicyVersion[]> {
+    return this.policies.versions(orgId, policyId);
   }
 
   /** Evaluates a request against the current version, recording nothing; null when there is no such policy. */
-  async simulate(organizationId: string, policyId: string, request: AuthorizationRequest): Promise<PolicySimulation | null> {
-    const current = await this.current(organizationId, policyId);
+  async simulate(orgId: string, policyId: string, request: AuthorizationRequest): Promise<PolicySimulation | null> {
+    const current = await this.current(orgId, policyId);
     if (!current) return null;
     const now = this.now();
     const windows = capWindows(current.policy, request.currency, now);
     const spent = new Map<string, number>();
-    await Promise.all(windows.map(async (w) => spent.set(w.key, await this.ledger.spent(organizationId, w))));
+    await Promise.all(windows.map(async (w) => spent.set(w.key, await this.ledger.spent(orgId, w))));
     const evaluation = evaluatePolicy(current.policy, request, { now, spent: (w) => spent.get(w.key) ?? 0 });
     return {
       policy_id: policyId,

@@ -5,7 +5,7 @@ export const SPEND_LEDGER = Symbol('SPEND_LEDGER');
 
 /** How much an organization has already counted against a spend-cap window, in its minor units. */
 export interface SpendLedger {
-  spent(organizationId: string, window: CapWindow): Promise<number>;
+  spent(orgId: string, window: CapWindow): Promise<number>;
 }
 
 /** The default until the transaction flows record spend: nothing is spent. */

@@ -21,11 +21,11 @@ export class PutPolicyHandler implements ICommandHandler<PutPolicyCommand, Polic
     }
     const hash = policyHash(cmd.policy);
     for (;;) {
-      const latest = await this.policies.latest(cmd.organizationId, cmd.policyId);
-      const events = recordPolicyVersion(latest, { organizationId: cmd.organizationId, policyId: cmd.policyId, policy: cmd.policy, policyHash: hash, actor: cmd.actor });
+      const latest = await this.policies.latest(cmd.orgId, cmd.policyId);
+      const events = recordPolicyVersion(latest, { orgId: cmd.orgId, policyId: cmd.policyId, policy: cmd.policy, policyHash: hash, actor: cmd.actor });
       if (events.length === 0) return { ...latest!, recorded: false };
       try {
-        const result = await this.policies.save(cmd.organizationId, cmd.policyId, latest, events);
+        const result = await this.policies.save(cmd.orgId, cmd.policyId, latest, events);
         return { policy_id: cmd.policyId, version: events[0].data.version, policy: cmd.policy, policy_hash: hash, created_at: result.events[0].recorded_at, recorded: true };
       } catch (err) {
         if (!(err instanceof WrongExpectedVersion)) throw err;

@@ -1,7 +1,7 @@
 /** A reviewer rejects an escalated authorization (POST /api/cdp/approvals/{authorization_id}/reject). */
 export class RejectAuthorizationCommand {
   constructor(
-    readonly organizationId: string,
+    readonly orgId: string,
     readonly authorizationId: string,
     readonly actor: string,
 

@@ -12,10 +12,10 @@ import type { TransactionRow } from './transaction-row';
  */
 export async function decideReview(
   deps: { rows: TransactionRows; transactions: TransactionRepository; clock: Clock },
-  cmd: { organizationId: string; authorizationId: string; action: ReviewAction; actor: string },
+  cmd: { orgId: string; authorizationId: string; action: ReviewAction; actor: string },
 ): Promise<TransactionRow> {
   const notFound = () => new DomainError('not_found', `authorization ${cmd.authorizationId} not found`);
-  const row = await deps.rows.byAuthorization(cmd.organizationId, cmd.authorizationId);
+  const row = await deps.rows.byAuthorization(cmd.orgId, cmd.authorizationId);
   if (!row) throw notFound();
   const state = transactionFromRow(row);
   const { events, refusal } = reviewAuthorization(state, cmd.action, cmd.actor, deps.clock.now());
@@ -24,9 +24,9 @@ export async function decideReview(
   } catch (err) {
     if (!(err instanceof WrongExpectedVersion)) throw err;
     if (refusal) throw refusal; // the expiry was recorded by someone else: still too late
-    const now = await deps.rows.byAuthorization(cmd.organizationId, cmd.authorizationId);
+    const now = await deps.rows.byAuthorization(cmd.orgId, cmd.authorizationId);
     throw new DomainError('authorization_not_pending', `authorization ${cmd.authorizationId} was decided concurrently; it is now ${now?.status}`, { status: now?.status });
   }
   if (refusal) throw refusal;
-  return (await deps.rows.byAuthorization(cmd.organizationId, cmd.authorizationId)) ?? Promise.reject(notFound());
+  return (await deps.rows.byAuthorization(cmd.orgId, cmd.authorizationId)) ?? Promise.reject(notFound());
 }

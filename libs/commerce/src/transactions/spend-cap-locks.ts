@@ -16,9 +16,9 @@ export class SpendCapLocks {
     private readonly store: SqlEventStore,
   ) {}
 
-  async decideUnderLocks(organizationId: string, windows: CapWindow[], transactionId: string, decide: (spent: Map<string, number>) => NewEvent[]): Promise<AppendResult> {
+  async decideUnderLocks(orgId: string, windows: CapWindow[], transactionId: string, decide: (spent: Map<string, number>) => NewEvent[]): Promise<AppendResult> {
     return this.db.transaction(async (tx) => {
-      const events = decide(await lockSpend(tx, organizationId, windows));
+      const events = decide(await lockSpend(tx, orgId, windows));
       return this.store.appendIn(tx, transactionStream(transactionId), events, 'no_stream');
     });
   }
@@ -28,17 +28,17 @@ export class SpendCapLocks {
  * Locks the spend rows of the cap windows (creating them first) in a fixed order, so concurrent
  * authorizations against one cap queue up instead of overshooting it, and never deadlock.
  */
-async function lockSpend(tx: SqlExecutor, organizationId: string, windows: CapWindow[]): Promise<Map<string, number>> {
+async function lockSpend(tx: SqlExecutor, orgId: string, windows: CapWindow[]): Promise<Map<string, number>> {
   const spent = new Map<string, number>();
   if (windows.length === 0) return spent;
   const keys = [...new Set(windows.map((w) => w.key))].sort();
   await tx.query(
     `INSERT INTO commerce_spend (organization_id, cap_key, reserved_cents) SELECT $1, k, 0 FROM unnest($2::text[]) k ORDER BY k ON CONFLICT DO NOTHING`,
-    [organizationId, keys],
+    [orgId, keys],
   );
   const rows = await tx.query<{ cap_key: string; reserved_cents: string | number }>(
     'SELECT cap_key, reserved_cents FROM commerce_spend WHERE organization_id = $1 AND cap_key = ANY($2::text[]) ORDER BY cap_key FOR UPDATE',
-    [organizationId, keys],
+    [orgId, keys],
   );
   for (const r of rows) spent.set(r.cap_key, Number(r.reserved_cents));
   return spent;

@@ -5,9 +5,9 @@ import type { SpendLedger } from '../policies/spend-ledger';
 export class RecordedSpendLedger implements SpendLedger {
   constructor(private readonly db: SqlDatabase) {}
 
-  async spent(organizationId: string, window: { key: string }): Promise<number> {
+  async spent(orgId: string, window: { key: string }): Promise<number> {
     const [row] = await this.db.query<{ reserved_cents: string | number }>('SELECT reserved_cents FROM commerce_spend WHERE organization_id = $1 AND cap_key = $2', [
-      organizationId,
+      orgId,
       window.key,
     ]);
     return Number(row?.reserved_cents ?? 0);

@@ -3,12 +3,12 @@ import type { TransactionRow } from './transaction-row';
 
 /** Where handlers find a transaction's current state: the transactions read model (kept with every append). */
 export abstract class TransactionRows {
-  abstract byId(organizationId: string, transactionId: string): Promise<TransactionRow | null>;
-  abstract byAuthorization(organizationId: string, authorizationId: string): Promise<TransactionRow | null>;
+  abstract byId(orgId: string, transactionId: string): Promise<TransactionRow | null>;
+  abstract byAuthorization(orgId: string, authorizationId: string): Promise<TransactionRow | null>;
   /** Escalated authorizations whose window closed by `now`, oldest first. */
   abstract dueForExpiry(now: Date, limit: number): Promise<TransactionRow[]>;
   /** One page (limit + 1 rows, newest first) of an organization's transactions, filtered. */
-  abstract page(organizationId: string, f: TransactionPageFilter): Promise<TransactionRow[]>;
+  abstract page(orgId: string, f: TransactionPageFilter): Promise<TransactionRow[]>;
 }
 
 export interface TransactionPageFilter {
@@ -27,20 +27,20 @@ export class SqlTransactionRows extends TransactionRows {
     super();
   }
 
-  async byId(organizationId: string, transactionId: string): Promise<TransactionRow | null> {
-    const [row] = await this.db.query<TransactionRow>('SELECT * FROM commerce_transactions WHERE transaction_id = $1 AND organization_id = $2', [transactionId, organizationId], {
+  async byId(orgId: string, transactionId: string): Promise<TransactionRow | null> {
+    const [row] = await this.db.query<TransactionRow>('SELECT * FROM commerce_transactions WHERE transaction_id = $1 AND organization_id = $2', [transactionId, orgId], {
       name: 'commerce_tx_by_id',
     });
     return row ?? null;
   }
 
-  async byAuthorization(organizationId: string, authorizationId: string): Promise<TransactionRow | null> {
-    const [row] = await this.db.query<TransactionRow>('SELECT * FROM commerce_transactions WHERE authorization_id = $1 AND organization_id = $2', [authorizationId, organizationId]);
+  async byAuthorization(orgId: string, authorizationId: string): Promise<TransactionRow | null> {
+    const [row] = await this.db.query<TransactionRow>('SELECT * FROM commerce_transactions WHERE authorization_id = $1 AND organization_id = $2', [authorizationId, orgId]);
     return row ?? null;
   }
 
-  page(organizationId: string, f: TransactionPageFilter): Promise<TransactionRow[]> {
-    const params: unknown[] = [organizationId];
+  page(orgId: string, f: TransactionPageFilter): Promise<TransactionRow[]> {
+    const params: unknown[] = [orgId];
     const where = ['organization_id = $1'];
     const add = (sql: string, value: unknown) => {
       params.push(value);

@@ -11,7 +11,7 @@ import type { TransactionRow } from './transaction-row';
 import { TransactionPageFilter, TransactionRows } from './transaction-rows.repository';
 
 export interface PolicyVersionLookup {
-  version(organizationId: string, policyId: string, version: number): Promise<{ policy: PolicyDocument; policy_hash: string; version: number } | null>;
+  version(orgId: string, policyId: string, version: number): Promise<{ policy: PolicyDocument; policy_hash: string; version: number } | null>;
 }
 
 /** The listing's filters as the API takes them: the read model's, with the cursor still opaque. */
@@ -78,8 +78,8 @@ export class TransactionQueries {
     private readonly policies: PolicyVersionLookup,
   ) {}
 
-  async list(organizationId: string, f: TransactionFilter) {
-    const rows = await this.rows.page(organizationId, { ...f, cursor: f.cursor ? decodePageCursor(f.cursor) : undefined });
+  async list(orgId: string, f: TransactionFilter) {
+    const rows = await this.rows.page(orgId, { ...f, cursor: f.cursor ? decodePageCursor(f.cursor) : undefined });
     const page = rows.slice(0, f.limit);
     const last = page[page.length - 1];
     return {
@@ -88,8 +88,8 @@ export class TransactionQueries {
     };
   }
 
-  async events(organizationId: string, transactionId: string) {
-    await this.owned(organizationId, transactionId);
+  async events(orgId: string, transactionId: string) {
+    await this.owned(orgId, transactionId);
     const stream = transactionStream(transactionId);
     const [events, verdict] = await Promise.all([this.store.readStream(stream), this.store.verifyStream(stream)]);
     return { transaction_id: transactionId, chain_valid: verdict.valid, chain: verdict, events: events.map(timelineEntry) };
@@ -99,12 +99,12 @@ export class TransactionQueries {
    * Re-evaluates the recorded request against the exact policy version that decided it, at the
    * recorded instant and with the recorded spend, and says whether the decision is reproduced.
    */
-  async replay(organizationId: string, transactionId: string) {
-    await this.owned(organizationId, transactionId);
+  async replay(orgId: string, transactionId: string) {
+    await this.owned(orgId, transactionId);
     const [requested, decided] = await this.store.readStream(transactionStream(transactionId), { limit: 2 });
     const req = requested.data as AuthorizationRequested;
     const dec = decided.data as AuthorizationDecided;
-    const version = req.policy_version === null ? null : await this.policies.version(organizationId, req.policy_id, req.policy_version);
+    const version = req.policy_version === null ? null : await this.policies.version(orgId, req.policy_id, req.policy_version);
     const spent = new Map(dec.spend.map((s) => [s.cap_key, s.spent_before_cents]));
     const replayed: Evaluation = evaluatePolicy(version?.policy ?? null, req.request as AuthorizationRequest, {
       now: new Date(dec.evaluated_at),
@@ -125,14 +125,14 @@ export class TransactionQueries {
   }
 
   /** The signed record of the decision (payment_decision.v1), for blocked decisions too. */
-  async decisionRecord(organizationId: string, transactionId: string): Promise<SignedRecord> {
-    await this.owned(organizationId, transactionId);
+  async decisionRecord(orgId: string, transactionId: string): Promise<SignedRecord> {
+    await this.owned(orgId, transactionId);
     const [, decided] = await this.store.readStream(transactionStream(transactionId), { limit: 2 });
     return (decided.data as AuthorizationDecided).decision_record;
   }
 
-  async receipt(organizationId: string, transactionId: string): Promise<SignedRecord> {
-    const row = await this.owned(organizationId, transactionId);
+  async receipt(orgId: string, transactionId: string): Promise<SignedRecord> {
+    const row = await this.owned(orgId, transactionId);
     if (row.status !== 'receipt_issued') {
       throw new AppError('receipt_not_available', `transaction ${transactionId} is ${row.status}; a receipt exists once it has executed (its decision record is at /api/cdp/transactions/${transactionId}/decision)`, 404, { status: row.status });
     }
@@ -140,8 +140,8 @@ export class TransactionQueries {
     return (last.data as { receipt: SignedRecord }).receipt;
   }
 
-  private async owned(organizationId: string, transactionId: string): Promise<TransactionRow> {
-    const row = await this.rows.byId(organizationId, transactionId);
+  private async owned(orgId: string, transactionId: string): Promise<TransactionRow> {
+    const row = await this.rows.byId(orgId, transactionId);
     if (!row) throw new AppError('not_found', `transaction ${transactionId} not found`, 404);
     return row;
   }

@@ -35,7 +35,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     const key = parseIdempotencyKey(header);
     const result = await this.idempotency.run(
-      { organizationId: scopeOwner(req.access), key, method: req.method, path: req.url, body: req.body },
+      { orgId: scopeOwner(req.access), key, method: req.method, path: req.url, body: req.body },
       // Nest sets the route's status before the handler runs; a handler may change it.
       async () => {
         const body = await lastValueFrom(next.handle(), { defaultValue: undefined });
