@@ -91,28 +91,23 @@ export function reviewAuthorization(s: TransactionState, action: ReviewAction, a
     };
     return { events: [{ type: 'authorization.human_approved', data, metadata }] };
   }
-  const data = {
-    ...base(s),
-    status: nextStatus(s.status, 'authorization.rejected'),
-    decision: 'blocked',
-    reason_code: 'REJECTED_BY_REVIEWER',
-    rejected_by: 'human',
-    approver: actor,
-    note: action.note,
-    released: s.reservations,
-  };
+  const data = rejection(s, 'REJECTED_BY_REVIEWER', 'human', { approver: actor, note: action.note });
   return { events: [{ type: 'authorization.rejected', data, metadata }] };
 }
 
+/** A rejection by a reviewer or by the expiry sweep: blocked, every reservation released. */
+const rejection = (s: TransactionState, reasonCode: 'REJECTED_BY_REVIEWER' | 'EXPIRED', rejectedBy: 'human' | 'expiry', extra: Record<string, unknown> = {}) => ({
+  ...base(s),
+  status: nextStatus(s.status, 'authorization.rejected'),
+  decision: 'blocked',
+  reason_code: reasonCode,
+  rejected_by: rejectedBy,
+  ...extra,
+  released: s.reservations,
+});
+
 /** An escalated authorization whose window closed: rejected with EXPIRED by the system, its reservations released. */
 export function expireAuthorization(s: TransactionState): TransactionEvent[] {
-  const data = {
-    ...base(s),
-    status: nextStatus(s.status, 'authorization.rejected'),
-    decision: 'blocked',
-    reason_code: 'EXPIRED',
-    rejected_by: 'expiry',
-    released: s.reservations,
-  };
+  const data = rejection(s, 'EXPIRED', 'expiry');
   return [{ type: 'authorization.rejected', data, metadata: { actor: 'system:expiry-sweep', correlation_id: s.transaction_id } }];
 }
