@@ -1,12 +1,13 @@
 import { parseArgs, ParseArgsConfig } from 'node:util';
-import { AccessService, KeyMode, parseScopes, Scope, SCOPES } from '@app/access';
+import { AccessService, CreateApiKeyCommand, CreateOrganizationCommand, KeyMode, parseScopes, RevokeApiKeyCommand, Scope, SCOPES } from '@app/access';
 import { AppError } from '@app/core';
 import { LegacyCertificate, LegacyImportService, parseLegacyFile, SigningKeyStore } from '@app/notary';
 
 /**
  * The admin CLI's commands, without any I/O of its own: `parseCommand` turns argv into a
  * command (or a CliError, exit 2, before anything touches the database) and `runCommand`
- * executes it against an AccessService, returning the one JSON object to print.
+ * executes it, dispatching the same commands as the server (reads from the access queries),
+ * returning the one JSON object to print.
  */
 
 /** An expected failure: printed as `{"ok":false,"error":code,"message":...}`, never with a stack. */
@@ -200,8 +201,13 @@ export function legacyCertificatesFrom(file: string, read: () => string): Legacy
   throw new CliError('invalid_legacy_file', `${file}: ${parsed.problems.length} problem(s); the first:${where} ${first.message}`, 2, { problems: parsed.problems });
 }
 
+/** Runs a use case's command through its handler (the CLI's command bus). */
+export type Dispatch = <R>(command: object) => Promise<R>;
+
 export interface CliServices {
+  /** The access queries (organizations, key lists). */
   access: AccessService;
+  dispatch: Dispatch;
   /** Opened only by the signing-key commands (they need KEY_ENCRYPTION_KEY). */
   signingKeys(): Promise<SigningKeyStore>;
   /** The legacy import (it registers legacy keys, so it opens the signing keys too). */
@@ -225,9 +231,9 @@ export async function runCommand(cmd: RunnableCommand, services: CliServices): P
       return keys.revoke(cmd.keyId);
     }
     case 'orgs:create':
-      return access.createOrganization(cmd.name);
+      return services.dispatch<object>(new CreateOrganizationCommand(cmd.name));
     case 'keys:create': {
-      const created = await access.createApiKey(cmd.orgId, { scopes: cmd.scopes, mode: cmd.mode, name: cmd.name });
+      const created = await services.dispatch<object>(new CreateApiKeyCommand(cmd.orgId, { scopes: cmd.scopes, mode: cmd.mode, name: cmd.name }));
       return { ...created, name: cmd.name };
     }
     case 'keys:list': {
@@ -235,6 +241,6 @@ export async function runCommand(cmd: RunnableCommand, services: CliServices): P
       return { org_id: cmd.orgId, keys: await access.listApiKeys(cmd.orgId) };
     }
     case 'keys:revoke':
-      return access.revokeApiKey(cmd.keyId, { reason: cmd.reason ?? undefined });
+      return services.dispatch<object>(new RevokeApiKeyCommand(cmd.keyId, { reason: cmd.reason }));
   }
 }

@@ -1,10 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AccessReadModel, AccessService, accessMigrations } from '@app/access';
+import {
+  AccessReadModel,
+  AccessService,
+  accessMigrations,
+  CreateApiKeyCommand,
+  CreateApiKeyHandler,
+  CreateOrganizationCommand,
+  CreateOrganizationHandler,
+  OrganizationRepository,
+  RevokeApiKeyCommand,
+  RevokeApiKeyHandler,
+} from '@app/access';
 import { AppConfig, AppError, ConfigError, DomainError, errorBody, loadConfig, resolveKeyEncryptionKey } from '@app/core';
 import { DataDirInUse, openEventStore, OpenedEventStore } from '@app/event-store';
 import { certificateMigrations, creditMigrations, LegacyImportService, notaryProjections, SigningKeyStore, signingKeyMigrations } from '@app/notary';
-import { CliError, legacyCertificatesFrom, parseCommand, RunnableCommand, runCommand, USAGE } from './cli';
+import { CliError, Dispatch, legacyCertificatesFrom, parseCommand, RunnableCommand, runCommand, USAGE } from './cli';
 
 /**
  * `npm run cli -- <command>`: the admin CLI. Plain TypeScript on the same store as the server
@@ -86,8 +97,22 @@ async function main(argv: string[]): Promise<number> {
       await signingKeys.start();
       return signingKeys;
     };
+    const reads = new AccessReadModel(opened.db);
+    const organizations = new OrganizationRepository(opened.store);
+    // The CLI's command bus: each command to the handler the server registers for it.
+    const handlers = new Map<unknown, () => Promise<{ execute(command: object): Promise<unknown> }>>([
+      [CreateOrganizationCommand, async () => new CreateOrganizationHandler(organizations)],
+      [CreateApiKeyCommand, async () => new CreateApiKeyHandler(organizations)],
+      [RevokeApiKeyCommand, async () => new RevokeApiKeyHandler(organizations, reads)],
+    ]);
+    const dispatch: Dispatch = async <R>(command: object) => {
+      const handler = handlers.get(command.constructor);
+      if (!handler) throw new Error(`no handler for ${command.constructor.name}`);
+      return (await (await handler()).execute(command)) as R;
+    };
     const result = await runCommand(cmd, {
-      access: new AccessService(new AccessReadModel(opened.db), opened.store),
+      access: new AccessService(reads, opened.store),
+      dispatch,
       signingKeys: openSigningKeys,
       legacyImport: async () => new LegacyImportService(opened.db, opened.store, await openSigningKeys()),
     }).finally(() => (signingKeys as SigningKeyStore | null)?.stop());

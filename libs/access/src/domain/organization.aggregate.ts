@@ -8,6 +8,11 @@ import type { Scope } from './scopes';
  */
 export type OrganizationKind = 'standard' | 'sandbox' | 'demo';
 
+/** The stored event types of an organization stream (one constant per type). */
+export const ORGANIZATION_CREATED = 'OrganizationCreated';
+export const API_KEY_CREATED = 'ApiKeyCreated';
+export const API_KEY_REVOKED = 'ApiKeyRevoked';
+
 export interface OrganizationCreated {
   org_id: string;
   name: string;
@@ -39,14 +44,14 @@ export interface OrganizationState {
 }
 
 export function applyOrganization(state: OrganizationState | null, event: { type: string; data: unknown }): OrganizationState {
-  if (event.type === 'OrganizationCreated') {
+  if (event.type === ORGANIZATION_CREATED) {
     if (state) throw new DomainError('illegal_transition', 'the organization exists already');
     return { org_id: (event.data as OrganizationCreated).org_id, keys: new Map(), revision: 0 };
   }
   if (!state) throw new DomainError('illegal_transition', `${event.type} before the organization exists`);
   const keys = new Map(state.keys);
-  if (event.type === 'ApiKeyCreated') keys.set((event.data as ApiKeyCreated).key_id, { revoked: false });
-  else if (event.type === 'ApiKeyRevoked') keys.set((event.data as ApiKeyRevoked).key_id, { revoked: true });
+  if (event.type === API_KEY_CREATED) keys.set((event.data as ApiKeyCreated).key_id, { revoked: false });
+  else if (event.type === API_KEY_REVOKED) keys.set((event.data as ApiKeyRevoked).key_id, { revoked: true });
   else throw new DomainError('illegal_transition', `${event.type} is not an organization event`);
   return { ...state, keys, revision: state.revision + 1 };
 }
@@ -58,7 +63,7 @@ export function createOrganization(orgId: string, name: string, kind: Organizati
   const trimmed = name.trim();
   if (trimmed.length === 0 || trimmed.length > 200) throw new DomainError('validation_failed', 'organization name must be 1..200 characters');
   const data: OrganizationCreated = { org_id: orgId, name: trimmed, kind };
-  return [{ type: 'OrganizationCreated', data }];
+  return [{ type: ORGANIZATION_CREATED, data }];
 }
 
 /** A new key for an existing organization; `key` is generated outside (randomness is not the domain's). */
@@ -79,7 +84,7 @@ export function createApiKey(
     name: options.name ?? null,
     expires_at: options.expiresAt ? options.expiresAt.toISOString() : null,
   };
-  return [{ type: 'ApiKeyCreated', data }];
+  return [{ type: API_KEY_CREATED, data }];
 }
 
 /** Revoking twice changes nothing (no event). */
@@ -88,5 +93,5 @@ export function revokeApiKey(org: OrganizationState, keyId: string, reason: stri
   if (!key) throw new DomainError('not_found', `key ${keyId} not found`);
   if (key.revoked) return [];
   const data: ApiKeyRevoked = { key_id: keyId, org_id: org.org_id, reason };
-  return [{ type: 'ApiKeyRevoked', data }];
+  return [{ type: API_KEY_REVOKED, data }];
 }

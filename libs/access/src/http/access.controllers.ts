@@ -1,38 +1,13 @@
-import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ApiJsonResponse, ApiPathParams, ZodPipe } from '@app/http';
-import { Scope, SCOPES } from '../domain/scopes';
 import { AccessService } from '../keys/access.service';
-import { AccessContext, Authenticated, Caller, LaneAware, Throttle } from './access-context';
+import { AccessContext, Authenticated, Caller, LaneAware } from './access-context';
 import { QuotaService } from './quota.service';
 import './access.openapi';
 
-const SANDBOX_KEY_TTL_MS = 24 * 3600 * 1000;
 const keyIdParams = z.object({ key_id: z.string().regex(/^key_[0-9a-f]{16}$/, 'must look like key_<16 hex>') });
-
-@ApiTags('access')
-@Controller()
-export class SandboxKeysController {
-  constructor(private readonly access: AccessService) {}
-
-  /** An ephemeral cdp_test_ key with every scope, for a fresh sandbox organization. */
-  @Post('api/sandbox/keys')
-  @HttpCode(201)
-  @Throttle('sandbox_key_daily')
-  @ApiOperation({ operationId: 'createSandboxKey', summary: 'Mint an ephemeral sandbox key (anonymous; 3 per 24 h per IP, 60 per minute globally)' })
-  @ApiJsonResponse(201, 'SandboxKey')
-  async mint() {
-    const org = await this.access.createOrganization(`sandbox ${new Date().toISOString()}`, 'sandbox');
-    const key = await this.access.createApiKey(org.org_id, {
-      scopes: [...SCOPES] as Scope[],
-      mode: 'test',
-      name: 'sandbox',
-      expiresAt: new Date(Date.now() + SANDBOX_KEY_TTL_MS),
-    });
-    return { ...key, sandbox: true };
-  }
-}
 
 @ApiTags('access')
 @Controller('api/agents/me')

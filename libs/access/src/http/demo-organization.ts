@@ -1,8 +1,11 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { APP_CONFIG, AppConfig, LOGGER } from '@app/core';
 import type { Logger } from '@app/http';
 import { Scope, SCOPES } from '../domain/scopes';
-import { AccessService } from '../keys/access.service';
+import { CreateApiKeyCommand, CreatedApiKey } from '../create-api-key/create-api-key.command';
+import { CreateOrganizationCommand } from '../create-organization/create-organization.command';
+import { AccessQueries, Organization } from '../keys/access-queries';
 
 /**
  * Embedded mode's first start: a demo organization and one test key with every scope, printed
@@ -11,15 +14,18 @@ import { AccessService } from '../keys/access.service';
 @Injectable()
 export class DemoOrganization implements OnApplicationBootstrap {
   constructor(
-    private readonly access: AccessService,
+    private readonly commands: CommandBus,
+    private readonly reads: AccessQueries,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.storeMode !== 'embedded' || (await this.access.countOrganizations()) > 0) return;
-    const org = await this.access.createOrganization('Demo', 'demo');
-    const key = await this.access.createApiKey(org.org_id, { scopes: [...SCOPES] as Scope[], mode: 'test', name: 'demo' });
+    if (this.config.storeMode !== 'embedded' || (await this.reads.countOrganizations()) > 0) return;
+    const org = await this.commands.execute<CreateOrganizationCommand, Organization>(new CreateOrganizationCommand('Demo', 'demo'));
+    const key = await this.commands.execute<CreateApiKeyCommand, CreatedApiKey>(
+      new CreateApiKeyCommand(org.org_id, { scopes: [...SCOPES] as Scope[], mode: 'test', name: 'demo' }),
+    );
     this.logger.info({ org_id: org.org_id, key_id: key.key_id }, 'demo organization created');
     process.stderr.write(
       `\nFirst start: created the demo organization ${org.org_id} and a test key with every scope.\n` +

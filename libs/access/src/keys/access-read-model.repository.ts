@@ -1,29 +1,19 @@
 import { BatchLoader } from '@app/core';
 import type { SqlDatabase } from '@app/event-store';
-import type { ApiKeyCreated, OrganizationKind } from '../domain/organization.aggregate';
+import { AccessQueries, KeyRow, OrganizationRow } from './access-queries';
 
-/** The read-model row: the creation event's facts plus when it was created and revoked. */
-export type KeyRow = Omit<ApiKeyCreated, 'expires_at'> & {
-  created_at: Date | string;
-  expires_at: Date | string | null;
-  revoked_at: Date | string | null;
-};
-
-export interface OrganizationRow {
-  org_id: string;
-  name: string;
-  kind: OrganizationKind;
-  created_at: Date | string;
-}
+export type { KeyRow, OrganizationRow } from './access-queries';
 
 /** Reads of the access read model (written only by the access projection). Nothing is cached: a revoked key fails at once everywhere. */
-export class AccessReadModel {
+export class AccessReadModel extends AccessQueries {
   private readonly keyRows = new BatchLoader<KeyRow>(async (ids) => {
     const rows = await this.db.query<KeyRow>('SELECT * FROM api_keys WHERE key_id = ANY($1::text[])', [ids], { name: 'access_keys_by_ids' });
     return new Map(rows.map((r) => [r.key_id, r]));
   });
 
-  constructor(private readonly db: SqlDatabase) {}
+  constructor(private readonly db: SqlDatabase) {
+    super();
+  }
 
   /** A key's row, read now; lookups of one moment share one query. */
   keyRow(keyId: string): Promise<KeyRow | undefined> {

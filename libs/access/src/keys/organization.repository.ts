@@ -1,4 +1,4 @@
-import type { EventStore, NewEvent } from '@app/event-store';
+import type { AppendResult, EventStore, NewEvent } from '@app/event-store';
 import { foldOrganization, OrganizationState } from '../domain/organization.aggregate';
 import { accessProjection, organizationStream } from './access.events';
 
@@ -16,8 +16,8 @@ export class OrganizationRepository {
    * `at`: the revision the decision was made on (a race loses with WrongExpectedVersion), or
    * 'stream_exists' for changes that do not depend on each other (two new keys).
    */
-  async save(orgId: string, events: NewEvent[], at: OrganizationState | null | 'stream_exists'): Promise<void> {
+  save(orgId: string, events: NewEvent[], at: OrganizationState | null | 'stream_exists'): Promise<AppendResult> {
     const expectedRevision = at === 'stream_exists' ? at : at ? at.revision : 'no_stream';
-    await this.store.append(organizationStream(orgId), events, { expectedRevision });
+    return this.store.append(organizationStream(orgId), events, { expectedRevision });
   }
 }

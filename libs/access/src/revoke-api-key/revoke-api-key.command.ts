@@ -1,0 +1,7 @@
+/** Revoke an API key at once (`npm run cli -- keys:revoke`); `orgId` limits it to that organization's keys. */
+export class RevokeApiKeyCommand {
+  constructor(
+    readonly keyId: string,
+    readonly options: { orgId?: string; reason?: string | null } = {},
+  ) {}
+}
