@@ -14,6 +14,8 @@ export * from './legacy-import/legacy-import.service';
 export * from './http/notary.module';
 export * from './credits/credits.migrations';
 export * from './credits/credits.service';
+export { CheckoutCreditsCommand } from './checkout-credits/checkout-credits.command';
+export { NOTARY_CREDITS_CHECKOUT_FAILED } from './domain/credits.aggregate';
 export * from './registry/registry.migrations';
 export * from './registry/registry.projection';
 export * from './registry/registry.service';

@@ -1,16 +1,14 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { AccessContext, Authenticated, Caller, Throttle } from '@app/access';
+import { Throttle } from '@app/access';
 import { AppError, APP_CONFIG, AppConfig } from '@app/core';
 import { canonicalJson, sha256Hex } from '@app/crypto';
-import { Idempotent } from '@app/idempotency';
 import { apiInput, ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiQueryParams, schemaRef, ZodPipe } from '@app/http';
 import { certificateView, SignedManifest } from '../domain/certificate';
 import { CertificateService } from '../certificates/certificate.service';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
-import { CreditsService } from '../credits/credits.service';
 import './notary.openapi';
 
 const idParams = z.object({ certId: z.uuid({ error: 'must be a certificate id (uuid)' }) });
@@ -24,7 +22,6 @@ const proofQuery = z.object({
   certificate_id: z.uuid({ error: 'must be a certificate id (uuid)' }),
   hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex>'),
 });
-const checkoutBody = apiInput('CreditsCheckoutRequest', z.object({ credits: z.number().int().min(1).max(10_000) }).strict());
 const verifyBody = apiInput(
   'VerifyRequest',
   z.object({
@@ -153,30 +150,5 @@ export class SigningKeysController {
       return '';
     }
     return body;
-  }
-}
-
-@ApiTags('certificates')
-@ApiBearerAuth()
-@Controller('api/payments')
-export class CreditsController {
-  constructor(private readonly credits: CreditsService) {}
-
-  /** Buys issuance credits (100 cents each) through the settlement provider; the sandbox completes at once. */
-  @Post('notary-credits-checkout')
-  @HttpCode(200)
-  @Authenticated('certificates:write')
-  @ApiOperation({ operationId: 'buyNotaryCredits', summary: 'Buy issuance credits (100 cents each); a repeated Idempotency-Key is the same checkout' })
-  @Idempotent()
-  @ApiJsonBody('CreditsCheckoutRequest')
-  @ApiJsonResponse(200, 'CreditsCheckout')
-  async checkout(
-    @Caller() caller: AccessContext,
-    @Body(new ZodPipe(checkoutBody)) body: z.infer<typeof checkoutBody>,
-    @Headers('idempotency-key') key: string | undefined,
-  ) {
-    // @Idempotent() checked the key (the one rule) and replays a repeated request; the key also
-    // names the provider charge, so even a request that died half-way charges once.
-    return this.credits.checkout(caller.principal!.orgId, body.credits, key);
   }
 }

@@ -13,8 +13,11 @@ import { IssueCertificateHandler, NOTARY_CLOCK } from '../issue-certificate/issu
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
 import { SigningKeysModule } from '../signing-keys/signing-keys.module';
 import { CreditsService } from '../credits/credits.service';
+import { CreditsRepository, CreditTotals } from '../credits/credits.repository';
+import { CheckoutCreditsController } from '../checkout-credits/checkout-credits.controller';
+import { CheckoutCreditsHandler } from '../checkout-credits/checkout-credits.handler';
 import { SandboxLedger, SandboxSettlementProvider, SettlementProvider } from '@app/settlement';
-import { CreditsController, NotaryController, SigningKeysController } from './notary.controllers';
+import { NotaryController, SigningKeysController } from './notary.controllers';
 import { VerifyPageController } from './verify-page.controller';
 import { SdkAssetsController } from './sdk-assets.controller';
 import { SdkBundle } from './sdk-bundle';
@@ -44,7 +47,7 @@ export class NotaryModule {
     return {
       module: NotaryModule,
       imports: [CqrsModule, IdempotencyModule.forRoot(), SigningKeysModule],
-      controllers: [IssueCertificateController, RegisterRegistryEntryController, EditRegistryEntryController, NotaryController, SigningKeysController, CreditsController, RegistryController, VerifyPageController, SdkAssetsController],
+      controllers: [IssueCertificateController, RegisterRegistryEntryController, EditRegistryEntryController, NotaryController, SigningKeysController, CheckoutCreditsController, RegistryController, VerifyPageController, SdkAssetsController],
       providers: [
         // The SDK's browser bundle for the /verify page (libs/sdk/dist; `npm start` builds it).
         { provide: SdkBundle, useFactory: () => new SdkBundle(SdkBundle.locate()) },
@@ -67,10 +70,13 @@ export class NotaryModule {
           useFactory: (db: SqlDatabase) => options.settlementProvider ?? new SandboxSettlementProvider(new SandboxLedger(db)),
           inject: [SqlDatabase],
         },
+        { provide: CreditTotals, useExisting: CertificateReadModel },
+        { provide: CreditsRepository, useFactory: (store: EventStore) => new CreditsRepository(store), inject: [EventStore] },
+        CheckoutCreditsHandler,
         {
           provide: CreditsService,
-          useFactory: (readModel: CertificateReadModel, store: EventStore, provider: SettlementProvider) => new CreditsService(readModel, store, provider),
-          inject: [CertificateReadModel, EventStore, SettlementProvider],
+          useFactory: (totals: CreditTotals, store: EventStore, provider: SettlementProvider) => new CreditsService(totals, store, provider),
+          inject: [CreditTotals, EventStore, SettlementProvider],
         },
         { provide: RegistryReadModel, useFactory: (db: SqlDatabase) => new RegistryReadModel(db), inject: [SqlDatabase] },
         { provide: RegistryService, useFactory: (readModel: RegistryReadModel) => new RegistryService(readModel, config.BASE_URL), inject: [RegistryReadModel] },
