@@ -122,7 +122,7 @@ describe('legacy certificates (e2e)', () => {
     const id = m.payload.certification_id;
     const data: CertificateImported = { org_id: orgId, manifest: { schema_version: m.schema_version, payload: m.payload, signature: m.signature } };
     // The certificates projection writes its row with the append.
-    await t.app.get(EventStore).append(certificateStream(id), [{ type: 'CertificateImported', data }], { expectedRevision: 'no_stream' });
+    await t.app.get(EventStore).append(certificateStream(id), [{ type: 'certificate.imported', data }], { expectedRevision: 'no_stream' });
 
     expect((await call('GET', `/api/certificates/${id}`)).json()).toMatchObject({ schema_version: 'cert.v9', certification_id: id });
     expect((await call('GET', `/api/certificates/${id}/signed-payload`)).json()).toMatchObject({ schema_version: 'cert.v9', payload: m.payload });

@@ -101,10 +101,10 @@ describe(`npm run cli -- certificates import-legacy (${databaseUrl ? 'PostgreSQL
       [orgId, true, 'cert.v2'],
       [orgId, true, 'cert.v2'],
     ]);
-    expect(s.streams).toEqual([['CertificateImported'], ['CertificateImported']]);
+    expect(s.streams).toEqual([['certificate.imported'], ['certificate.imported']]);
     expect(s.key?.status).toBe('retired');
     expect(s.secrets).toBe(0); // we hold no private key for it
-    expect(s.keyEvents).toEqual(['SigningKeyImported']);
+    expect(s.keyEvents).toEqual(['signing_key.imported']);
   }, 60_000);
 
   it('importing the same file again imports nothing new', async () => {
@@ -114,8 +114,8 @@ describe(`npm run cli -- certificates import-legacy (${databaseUrl ? 'PostgreSQL
     expect(r.json).toMatchObject({ imported: 0, already_imported: 2, keys_registered: [] });
     expect((r.json.certificates as Array<{ status: string }>).map((c) => c.status)).toEqual(['already_imported', 'already_imported']);
     const s = await stored([first.payload.certification_id, second.payload.certification_id], signer.keyId);
-    expect(s.streams).toEqual([['CertificateImported'], ['CertificateImported']]);
-    expect(s.keyEvents).toEqual(['SigningKeyImported']);
+    expect(s.streams).toEqual([['certificate.imported'], ['certificate.imported']]);
+    expect(s.keyEvents).toEqual(['signing_key.imported']);
   }, 60_000);
 
   it('takes a single manifest (not an array) signed by an already registered key, without its public_key', async () => {

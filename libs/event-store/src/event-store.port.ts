@@ -38,6 +38,11 @@ export interface RecordedEvent<D = unknown> {
   hash: string;
   /** The hash of the previous event of the stream; null for revision 0. */
   prev_hash: string | null;
+  /**
+   * The type the event was hashed with, when a later rename of event types changed `type`
+   * (see RENAMED_EVENT_TYPES); absent otherwise. The chain check hashes this one.
+   */
+  hashed_type?: string;
 }
 
 export interface AppendResult {

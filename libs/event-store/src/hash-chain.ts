@@ -4,17 +4,20 @@ import type { ChainVerdict, RecordedEvent } from './event-store.port';
 /** The fields a link hashes: the event as written, its place in the stream, and prev_hash. */
 export type HashedFields = Pick<
   RecordedEvent,
-  'event_id' | 'stream_id' | 'revision' | 'type' | 'data' | 'metadata' | 'recorded_at' | 'prev_hash'
+  'event_id' | 'stream_id' | 'revision' | 'type' | 'data' | 'metadata' | 'recorded_at' | 'prev_hash' | 'hashed_type'
 >;
 
-/** hash = SHA-256 over the RFC 8785 form of the event's fields plus the previous hash. */
+/**
+ * hash = SHA-256 over the RFC 8785 form of the event's fields plus the previous hash; the type as
+ * it was written (`hashed_type`, when a rename changed it since).
+ */
 export function eventHash(e: HashedFields): string {
   return sha256Tagged(
     canonicalJson({
       event_id: e.event_id,
       stream_id: e.stream_id,
       revision: e.revision,
-      type: e.type,
+      type: e.hashed_type ?? e.type,
       data: e.data,
       metadata: e.metadata,
       recorded_at: e.recorded_at,

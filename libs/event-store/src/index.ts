@@ -11,3 +11,4 @@ export { PgliteDatabase, DataDirInUse } from './adapters/pglite-database';
 export { EventStoreModule } from './event-store.module';
 export * from './projections/projection-host';
 export { InMemoryEventStore } from './adapters/in-memory-event-store';
+export { RENAMED_EVENT_TYPES, renameEventTypesSql } from './sql/event-type-names.migrations';

@@ -19,7 +19,7 @@ describe('CreateApiKeyHandler (aggregate + repository on the in-memory store)', 
     expect(parseApiKey(created.key)!.keyId).toBe(created.key_id);
     const secretPart = created.key.slice('cdp_test_'.length);
     const events = await store.readStream(`organization-${org.org_id}`);
-    expect(events.map((e) => e.type)).toEqual(['OrganizationCreated', 'ApiKeyCreated']);
+    expect(events.map((e) => e.type)).toEqual(['organization.created', 'api_key.created']);
     expect(JSON.stringify(events)).not.toContain(secretPart);
     expect(JSON.stringify(store.rows('api_keys'))).not.toContain(secretPart);
     const row = (await reads.key(created.key_id))!;

@@ -10,7 +10,7 @@ describe('CreateOrganizationHandler (aggregate + repository on the in-memory sto
     const { store, organizations, reads } = accessWorld(() => clock.now());
     const org = await new CreateOrganizationHandler(organizations).execute(new CreateOrganizationCommand('  Acme  '));
     expect(org).toEqual({ org_id: expect.stringMatching(/^org_[0-9a-f]{24}$/), name: 'Acme', kind: 'standard', created_at: '2026-11-25T10:00:00.000Z' });
-    expect((await store.readStream(`organization-${org.org_id}`)).map((e) => [e.type, e.data])).toEqual([['OrganizationCreated', { org_id: org.org_id, name: 'Acme', kind: 'standard' }]]);
+    expect((await store.readStream(`organization-${org.org_id}`)).map((e) => [e.type, e.data])).toEqual([['organization.created', { org_id: org.org_id, name: 'Acme', kind: 'standard' }]]);
     expect(await reads.organization(org.org_id)).toMatchObject({ org_id: org.org_id, name: 'Acme', kind: 'standard', created_at: '2026-11-25T10:00:00.000Z' });
   });
 

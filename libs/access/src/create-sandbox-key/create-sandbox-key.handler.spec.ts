@@ -18,7 +18,7 @@ describe('CreateSandboxKeyHandler (aggregate + repository on the in-memory store
       expires_at: new Date(now.getTime() + SANDBOX_KEY_TTL_MS).toISOString(),
     });
     const events = await store.readStream(`organization-${key.org_id}`);
-    expect(events.map((e) => e.type)).toEqual(['OrganizationCreated', 'ApiKeyCreated']);
+    expect(events.map((e) => e.type)).toEqual(['organization.created', 'api_key.created']);
     expect(events[0].data).toEqual({ org_id: key.org_id, name: 'sandbox 2026-11-25T10:00:00.000Z', kind: 'sandbox' });
     expect(events[1].data).toMatchObject({ name: 'sandbox', mode: 'test' });
     expect(await reads.organization(key.org_id)).toMatchObject({ kind: 'sandbox' });

@@ -9,9 +9,9 @@ import type { Scope } from './scopes';
 export type OrganizationKind = 'standard' | 'sandbox' | 'demo';
 
 /** The stored event types of an organization stream (one constant per type). */
-export const ORGANIZATION_CREATED = 'OrganizationCreated';
-export const API_KEY_CREATED = 'ApiKeyCreated';
-export const API_KEY_REVOKED = 'ApiKeyRevoked';
+export const ORGANIZATION_CREATED = 'organization.created';
+export const API_KEY_CREATED = 'api_key.created';
+export const API_KEY_REVOKED = 'api_key.revoked';
 
 export interface OrganizationCreated {
   org_id: string;

@@ -23,7 +23,7 @@ describe('AccessService (on the real store)', () => {
     const rows = await t.db.query<Record<string, unknown>>('SELECT * FROM api_keys');
     expect(JSON.stringify(rows)).not.toContain(secretPart);
     const events = await t.store.readStream(`organization-${org.org_id}`);
-    expect(events.map((e) => e.type)).toEqual(['OrganizationCreated', 'ApiKeyCreated']);
+    expect(events.map((e) => e.type)).toEqual(['organization.created', 'api_key.created']);
     expect(JSON.stringify(events)).not.toContain(secretPart);
     expect((await t.store.verifyStream(`organization-${org.org_id}`)).valid).toBe(true);
 

@@ -25,9 +25,9 @@ describe('RevokeApiKeyHandler (aggregate + repository on the in-memory store)', 
     expect(again.revoked_at).toBe(revoked.revoked_at);
     const events = await store.readStream(`organization-${org}`);
     expect(events.map((e) => [e.type, e.data])).toEqual([
-      ['OrganizationCreated', expect.anything()],
-      ['ApiKeyCreated', expect.anything()],
-      ['ApiKeyRevoked', { key_id: key.key_id, org_id: org, reason: 'leaked' }],
+      ['organization.created', expect.anything()],
+      ['api_key.created', expect.anything()],
+      ['api_key.revoked', { key_id: key.key_id, org_id: org, reason: 'leaked' }],
     ]);
   });
 
@@ -38,7 +38,7 @@ describe('RevokeApiKeyHandler (aggregate + repository on the in-memory store)', 
     const key = await newKey(a);
     await expect(sut.execute(new RevokeApiKeyCommand(key.key_id, { orgId: b }))).rejects.toMatchObject({ status: 404, code: 'not_found' });
     await expect(sut.execute(new RevokeApiKeyCommand('key_0000000000000000'))).rejects.toMatchObject({ status: 404, code: 'not_found' });
-    expect((await store.readStream(`organization-${a}`)).map((e) => e.type)).toEqual(['OrganizationCreated', 'ApiKeyCreated']);
+    expect((await store.readStream(`organization-${a}`)).map((e) => e.type)).toEqual(['organization.created', 'api_key.created']);
     expect(await sut.execute(new RevokeApiKeyCommand(key.key_id, { orgId: a }))).toMatchObject({ status: 'revoked' });
   });
 
@@ -48,6 +48,6 @@ describe('RevokeApiKeyHandler (aggregate + repository on the in-memory store)', 
     const key = await newKey(org);
     await newKey(org);
     await Promise.all([sut.execute(new RevokeApiKeyCommand(key.key_id)), sut.execute(new RevokeApiKeyCommand(key.key_id)), newKey(org)]);
-    expect((await store.readStream(`organization-${org}`)).filter((e) => e.type === 'ApiKeyRevoked')).toHaveLength(1);
+    expect((await store.readStream(`organization-${org}`)).filter((e) => e.type === 'api_key.revoked')).toHaveLength(1);
   });
 });

@@ -24,7 +24,7 @@ export const MAX_TYPE_LENGTH = 128;
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const NOTIFY_CHANNEL = 'sigil_events';
 
-export const EVENT_COLUMNS = 'global_position, event_id, stream_id, revision, type, data, metadata, recorded_at, hash, prev_hash';
+export const EVENT_COLUMNS = 'global_position, event_id, stream_id, revision, type, data, metadata, recorded_at, hash, prev_hash, hashed_type';
 
 export const APPEND_SQL = `SELECT status, stream_revision, first_position, hashes, previous_hash
   FROM sigil_append($1, $2, $3::uuid[], $4::text[], $5::text[], $6::text[], $7::timestamptz, $8::text[], $9::text[], $10::text[])`;
@@ -93,6 +93,7 @@ export interface EventRow {
   recorded_at: Date | string;
   hash: string;
   prev_hash: string | null;
+  hashed_type?: string | null;
 }
 
 export function toRecorded(row: EventRow): RecordedEvent {
@@ -107,6 +108,7 @@ export function toRecorded(row: EventRow): RecordedEvent {
     recorded_at: row.recorded_at instanceof Date ? row.recorded_at.toISOString() : new Date(row.recorded_at).toISOString(),
     hash: row.hash,
     prev_hash: row.prev_hash,
+    ...(row.hashed_type ? { hashed_type: row.hashed_type } : {}),
   };
 }
 

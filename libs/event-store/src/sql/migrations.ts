@@ -1,5 +1,6 @@
 import { appendManyMigrations } from './append-many.migrations';
 import { appendMigrations } from './append.migrations';
+import { eventTypeNameMigrations } from './event-type-names.migrations';
 import { SqlDatabase } from './sql-database';
 
 /**
@@ -13,7 +14,7 @@ export interface Migration {
 }
 
 /** The event store's own tables and functions, in order. */
-export const eventStoreMigrations: Migration[] = [...appendMigrations, ...appendManyMigrations];
+export const eventStoreMigrations: Migration[] = [...appendMigrations, ...appendManyMigrations, ...eventTypeNameMigrations];
 
 export async function runMigrations(db: SqlDatabase, migrations: Migration[]): Promise<string[]> {
   return db.transaction(async (tx) => {

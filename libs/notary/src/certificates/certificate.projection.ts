@@ -11,7 +11,7 @@ export const ALLOWANCE_CONSTRAINT = 'notary_credits_allowance';
  * organization's issuance counter, which may not pass its free quota plus purchased credits
  * (imported certificates never count; credits come from NotaryCreditsPurchased).
  */
-export const NOTARY_CREDITS_PURCHASED = 'NotaryCreditsPurchased';
+export const NOTARY_CREDITS_PURCHASED = 'notary_credits.purchased';
 export const CREDITS_STREAM_PREFIX = 'notary-credits-';
 export const certificatesProjection: InlineProjection = {
   name: 'notary_certificates',

@@ -40,11 +40,11 @@ describe('CertificateRepository: issuance under the paywall, in groups (on the r
     expect(refused[0].reason).toBeInstanceOf(DomainError);
     const [{ n }] = await t.db.query<{ n: string | number }>('SELECT count(*) AS n FROM certificates WHERE org_id = $1', ['org_race']);
     expect(Number(n)).toBe(FREE_ISSUANCES + 2);
-    const [{ e }] = await t.db.query<{ e: string | number }>(`SELECT count(*) AS e FROM events WHERE type = 'CertificateIssued'`);
+    const [{ e }] = await t.db.query<{ e: string | number }>(`SELECT count(*) AS e FROM events WHERE type = 'certificate.issued'`);
     expect(Number(e)).toBe(FREE_ISSUANCES + 2);
     for (const o of issued) {
       const id = (o as PromiseFulfilledResult<Awaited<ReturnType<ReturnType<typeof issuerOn>>>>).value.payload.certification_id;
-      expect((await t.store.readStream(certificateStream(id))).map((ev) => ev.type)).toEqual(['CertificateIssued']);
+      expect((await t.store.readStream(certificateStream(id))).map((ev) => ev.type)).toEqual(['certificate.issued']);
     }
     // A credit bought later is one more issuance.
     await buy('org_race', 1);
@@ -67,7 +67,7 @@ describe('CertificateRepository: issuance under the paywall, in groups (on the r
       expect(await sut.verify(m.payload.certification_id)).toMatchObject({ verified: true });
       expect((await t.store.verifyStream(certificateStream(m.payload.certification_id))).valid).toBe(true);
     }
-    const [{ e }] = await t.db.query<{ e: string | number }>(`SELECT count(*) AS e FROM events WHERE type = 'CertificateIssued'`);
+    const [{ e }] = await t.db.query<{ e: string | number }>(`SELECT count(*) AS e FROM events WHERE type = 'certificate.issued'`);
     expect(Number(e)).toBe(ok.length);
   });
 

@@ -19,8 +19,8 @@ import { validatePredictionPayload } from './prediction-schemas';
  * holds atomically with the append (a refused one is `notary_paywall`).
  */
 export const FREE_ISSUANCES = 3;
-export const CERTIFICATE_ISSUED = 'CertificateIssued';
-export const CERTIFICATE_IMPORTED = 'CertificateImported';
+export const CERTIFICATE_ISSUED = 'certificate.issued';
+export const CERTIFICATE_IMPORTED = 'certificate.imported';
 export const certificateStream = (id: string) => `certificate-${id}`;
 
 export interface CertificateIssuedData {

@@ -8,7 +8,7 @@ import { NOTARY_CREDITS_PURCHASED } from '../certificates/certificate.projection
  * allowance), a declined or failed one NotaryCreditsCheckoutFailed. Event ids are derived from
  * the checkout, so recording the same outcome again is an idempotent replay.
  */
-export const NOTARY_CREDITS_CHECKOUT_FAILED = 'NotaryCreditsCheckoutFailed';
+export const NOTARY_CREDITS_CHECKOUT_FAILED = 'notary_credits.checkout_failed';
 export { NOTARY_CREDITS_PURCHASED };
 
 export const CREDIT_PRICE_CENTS = 100;

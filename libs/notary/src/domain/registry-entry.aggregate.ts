@@ -7,8 +7,8 @@ import { CERTIFICATE_IMPORTED, CERTIFICATE_ISSUED, CertificateIssuedData } from 
  * listed without a certificate (its own `registry-<id>` stream, opened by RegistryEntryRegistered).
  * Its owner edits it with RegistryEntryEdited; anyone else is told it does not exist.
  */
-export const REGISTRY_ENTRY_REGISTERED = 'RegistryEntryRegistered';
-export const REGISTRY_ENTRY_EDITED = 'RegistryEntryEdited';
+export const REGISTRY_ENTRY_REGISTERED = 'registry_entry.registered';
+export const REGISTRY_ENTRY_EDITED = 'registry_entry.edited';
 export const registryStream = (id: string) => `registry-${id}`;
 
 /** An artifact listed without a certificate (status `unverified`). */

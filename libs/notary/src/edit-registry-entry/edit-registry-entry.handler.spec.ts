@@ -26,16 +26,16 @@ describe('register and edit registry entries (handlers on the in-memory store)',
     await sut.execute(new EditRegistryEntryCommand('org_a', id, { visibility: 'public', summary: null }));
     const events = await store.readStream(registryStream(id));
     expect(events.map((e) => [e.type, e.data])).toEqual([
-      ['RegistryEntryRegistered', { entry_id: id, org_id: 'org_a', ...entry }],
-      ['RegistryEntryEdited', { entry_id: id, visibility: 'public', summary: null }],
+      ['registry_entry.registered', { entry_id: id, org_id: 'org_a', ...entry }],
+      ['registry_entry.edited', { entry_id: id, visibility: 'public', summary: null }],
     ]);
   });
 
   it("edits a certificate's listing on the certificate's stream", async () => {
     const id = '6f1c1a8e-7a51-4d0b-9d2c-1f4f5e0a2b3c';
-    await store.append(certificateStream(id), [{ type: 'CertificateIssued', data: { org_id: 'org_a', manifest: { payload: { certification_id: id } } } }]);
+    await store.append(certificateStream(id), [{ type: 'certificate.issued', data: { org_id: 'org_a', manifest: { payload: { certification_id: id } } } }]);
     await sut.execute(new EditRegistryEntryCommand('org_a', id, { title: 'Renamed' }));
-    expect((await store.readStream(certificateStream(id))).map((e) => e.type)).toEqual(['CertificateIssued', 'RegistryEntryEdited']);
+    expect((await store.readStream(certificateStream(id))).map((e) => e.type)).toEqual(['certificate.issued', 'registry_entry.edited']);
   });
 
   it("answers not_found for another organization's entry and for a missing one, and records nothing", async () => {

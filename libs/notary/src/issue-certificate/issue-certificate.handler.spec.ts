@@ -35,7 +35,7 @@ describe('IssueCertificateHandler (aggregate + repository on the in-memory store
     const message = Buffer.from(sha256Hex(canonicalJson(m.payload)), 'ascii');
     expect(verify(null, message, keys.publicKey, Buffer.from(m.signature.value, 'base64url'))).toBe(true);
     const events = await store.readStream(certificateStream(m.payload.certification_id));
-    expect(events.map((e) => [e.type, e.data])).toEqual([['CertificateIssued', JSON.parse(canonicalJson({ org_id: 'org_a', manifest: m }))]]);
+    expect(events.map((e) => [e.type, e.data])).toEqual([['certificate.issued', JSON.parse(canonicalJson({ org_id: 'org_a', manifest: m }))]]);
     expect(store.rows('certificates')).toEqual([expect.objectContaining({ certificate_id: m.payload.certification_id, org_id: 'org_a', imported: false })]);
   });
 

@@ -66,7 +66,7 @@ export class LegacyImportService {
       for (const manifest of plan.toImport) {
         const data: CertificateImported = { org_id: orgId, manifest: stripEnvelope(manifest) };
         // The certificates projection writes its row in the same statement.
-        await this.store.appendIn(tx, certificateStream(manifest.payload.certification_id), [{ type: 'CertificateImported', data }], 'no_stream');
+        await this.store.appendIn(tx, certificateStream(manifest.payload.certification_id), [{ type: 'certificate.imported', data }], 'no_stream');
       }
       const report: LegacyImportReport = {
         org_id: orgId,

@@ -26,11 +26,11 @@ const rowsCount = (rows: unknown) => (Number.isInteger(rows) && (rows as number)
  */
 export const registryReadModel: InlineProjection = {
   name: 'registry',
-  filter: { eventTypes: ['CertificateIssued', 'CertificateImported', 'RegistryEntryRegistered', 'RegistryEntryEdited'] },
+  filter: { eventTypes: ['certificate.issued', 'certificate.imported', 'registry_entry.registered', 'registry_entry.edited'] },
   tables: ['registry_entries'],
   apply(event): RowChange[] {
     // Imported legacy certificates are listed like issued ones (their payload may lack rows).
-    if (event.type === 'CertificateIssued' || event.type === 'CertificateImported') {
+    if (event.type === 'certificate.issued' || event.type === 'certificate.imported') {
       const { org_id, manifest } = event.data as CertificateIssued;
       const p = manifest.payload;
       // PostgreSQL text cannot hold U+0000, which a JSON string can.
@@ -43,7 +43,7 @@ export const registryReadModel: InlineProjection = {
       };
       return [{ op: 'insert', table: 'registry_entries', key: ['id'], row }];
     }
-    if (event.type === 'RegistryEntryRegistered') {
+    if (event.type === 'registry_entry.registered') {
       const e = event.data as RegistryEntryRegistered;
       const row = {
         id: e.entry_id, org_id: e.org_id, slug: slugify(e.title, e.entry_id), title: e.title, summary: e.summary, artifact_type: e.artifact_type, status: 'unverified',
@@ -52,7 +52,7 @@ export const registryReadModel: InlineProjection = {
       };
       return [{ op: 'insert', table: 'registry_entries', key: ['id'], row }];
     }
-    if (event.type === 'RegistryEntryEdited') {
+    if (event.type === 'registry_entry.edited') {
       const e = event.data as RegistryEntryEdited;
       // Absent fields stay as they were; summary and industry may be set to null.
       const set: Record<string, Json> = { updated_at: event.recorded_at };

@@ -19,7 +19,7 @@ describe('SigningKeyStore (on the real store)', () => {
     expect(a.current.list()).toHaveLength(1);
     expect(b.current.active().key_id).toBe(a.current.active().key_id);
     const events = await t.store.readStream(SIGNING_KEYS_STREAM);
-    expect(events.map((e) => e.type)).toEqual(['SigningKeyCreated']);
+    expect(events.map((e) => e.type)).toEqual(['signing_key.created']);
     expect(JSON.stringify(events)).not.toMatch(/private|encrypted/);
     const [secret] = await t.db.query<{ encrypted_private_key: string }>('SELECT encrypted_private_key FROM signing_key_secrets');
     expect(secret.encrypted_private_key).toMatch(/^v1\./);
@@ -38,10 +38,10 @@ describe('SigningKeyStore (on the real store)', () => {
     expect(again.current.active().key_id).toBe(activated.key_id);
     expect(again.current.get(first)?.status).toBe('revoked');
     expect((await t.store.readStream(SIGNING_KEYS_STREAM)).map((e) => e.type)).toEqual([
-      'SigningKeyCreated',
-      'SigningKeyRetired',
-      'SigningKeyCreated',
-      'SigningKeyRevoked',
+      'signing_key.created',
+      'signing_key.retired',
+      'signing_key.created',
+      'signing_key.revoked',
     ]);
     expect((await t.store.verifyStream(SIGNING_KEYS_STREAM)).valid).toBe(true);
     await s.stop();
@@ -75,7 +75,7 @@ describe('SigningKeyStore (on the real store)', () => {
     expect(again.current.list().filter((k) => k.status === 'active')).toHaveLength(1);
     expect(await t.db.query('SELECT 1 FROM signing_key_secrets WHERE key_id = $1', [legacy.key_id])).toEqual([]);
     const events = await t.store.readStream(SIGNING_KEYS_STREAM);
-    expect(events.map((e) => e.type)).toEqual(['SigningKeyCreated', 'SigningKeyImported', 'SigningKeyRetired', 'SigningKeyCreated']);
+    expect(events.map((e) => e.type)).toEqual(['signing_key.created', 'signing_key.imported', 'signing_key.retired', 'signing_key.created']);
     expect(events[1].data).toEqual({ ...legacy, algorithm: 'Ed25519', status: 'retired', retired_at: expect.any(String), verify_only: true });
     await s.stop();
     await again.stop();

@@ -51,7 +51,7 @@ export class SigningKeyStore {
       const [{ n }] = await tx.query<{ n: string | number }>('SELECT count(*) AS n FROM signing_keys');
       if (Number(n) > 0) return;
       const ring = KeyRing.create(this.kek);
-      await this.persist(tx, ring.toStored(), [{ type: 'SigningKeyCreated', data: publicFacts(ring.active()) }]);
+      await this.persist(tx, ring.toStored(), [{ type: 'signing_key.created', data: publicFacts(ring.active()) }]);
     });
     const ring = await this.reload();
     try {
@@ -79,8 +79,8 @@ export class SigningKeyStore {
     return this.change(async (ring, tx) => {
       const result = ring.rotate(now);
       const events: NewEvent[] = [];
-      if (result.retired) events.push({ type: 'SigningKeyRetired', data: { key_id: result.retired.key_id, retired_at: result.retired.retired_at } });
-      events.push({ type: 'SigningKeyCreated', data: publicFacts(result.activated) });
+      if (result.retired) events.push({ type: 'signing_key.retired', data: { key_id: result.retired.key_id, retired_at: result.retired.retired_at } });
+      events.push({ type: 'signing_key.created', data: publicFacts(result.activated) });
       await this.persist(tx, ring.toStored(), events);
       return result;
     });
@@ -89,8 +89,8 @@ export class SigningKeyStore {
   async revoke(keyId: string, now = new Date()): Promise<{ revoked: PublicSigningKey; activated: PublicSigningKey | null }> {
     return this.change(async (ring, tx) => {
       const result = ring.revoke(keyId, now);
-      const events: NewEvent[] = [{ type: 'SigningKeyRevoked', data: { key_id: keyId, revoked_at: result.revoked.revoked_at } }];
-      if (result.activated) events.push({ type: 'SigningKeyCreated', data: publicFacts(result.activated) });
+      const events: NewEvent[] = [{ type: 'signing_key.revoked', data: { key_id: keyId, revoked_at: result.revoked.revoked_at } }];
+      if (result.activated) events.push({ type: 'signing_key.created', data: publicFacts(result.activated) });
       await this.persist(tx, ring.toStored(), events);
       return result;
     });
@@ -117,7 +117,7 @@ export class SigningKeyStore {
     if (added.length === 0) return;
     const ids = new Set(added.map((k) => k.key_id));
     const events: NewEvent[] = added.map((k) => ({
-      type: 'SigningKeyImported',
+      type: 'signing_key.imported',
       data: { ...publicFacts(k), status: k.status, retired_at: k.retired_at, verify_only: true },
     }));
     await this.persist(tx, ring.toStored().filter((k) => ids.has(k.key_id)), events);
