@@ -14,15 +14,6 @@ const NOT_YET_ON_REPOSITORIES = [
   'libs/notary/src/signing-keys/signing-keys.module.ts',
   'libs/commerce/src/commerce.module.ts',
   'libs/commerce/src/transactions/spend-cap-locks.ts',
-  'libs/webhooks/src/delivery/delivery.events.ts',
-  'libs/webhooks/src/delivery/delivered-recorder.ts',
-  'libs/webhooks/src/delivery/delivery.processor.ts',
-  'libs/webhooks/src/delivery/delivery.service.ts',
-  'libs/webhooks/src/delivery/fan-out.projection.ts',
-  'libs/webhooks/src/endpoints/endpoint.service.ts',
-  'libs/webhooks/src/endpoints/endpoint.events.ts',
-  'libs/webhooks/src/endpoints/endpoint-cache.ts',
-  'libs/webhooks/src/http/webhooks.module.ts',
 ];
 // SQL is written in upper case here, which keeps English sentences ("create an organization") out.
 const SQL_TEXT = '/^\\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH|CREATE|ALTER|DROP|TRUNCATE)\\s/';

@@ -493,15 +493,11 @@ describe('webhooks with private targets refused (default)', () => {
     const ep = (await call('POST', '/api/cdp/webhooks/endpoints', { url: 'https://93.184.215.14/hook' })).json();
     // The target's name now resolves to loopback (as a DNS change would make it): recorded as
     // an endpoint event directly, since the API refuses such a URL.
-    const { SqlDatabase } = await import('@app/event-store');
-    const { lockEndpoint, recordEndpointEvents } = await import('@app/webhooks');
-    const db = t.app.get(SqlDatabase);
-    await db.transaction(async (tx) => {
-      const row = (await lockEndpoint(tx, ep.id))!;
-      await recordEndpointEvents(t.app.get(SqlEventStore), tx, ep.id, Number(row.revision), [
-        { type: 'webhook.endpoint_updated', data: { endpoint_id: ep.id, organization_id: orgId, url: `http://localhost:${receiver.port}${route.path}` } },
-      ]);
-    });
+    const { EndpointRepository } = await import('@app/webhooks');
+    const endpoints = t.app.get(EndpointRepository);
+    await endpoints.save((await endpoints.load(ep.id))!, [
+      { type: 'webhook.endpoint_updated', data: { endpoint_id: ep.id, organization_id: orgId, url: `http://localhost:${receiver.port}${route.path}` } },
+    ]);
 
     const first = (await call('POST', `/api/cdp/webhooks/endpoints/${ep.id}/test`)).json();
     const failed = await eventually(async () => {

@@ -7,7 +7,8 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { openEventStore, SqlDatabase, SqlEventStore } from '@app/event-store';
 import { signingKeyMigrations } from '@app/notary';
-import { EndpointService, TargetGuard, webhookMigrations } from '@app/webhooks';
+import { systemClock } from '@app/core';
+import { CreateEndpointCommand, CreateEndpointHandler, EndpointRepository, SqlEndpointRows, SqlEndpointSecrets, TargetCheck, TargetGuard, webhookMigrations } from '@app/webhooks';
 import { commerceLifecycle } from '../bench/commerce-events';
 import { TEST_KEY_ENCRYPTION_KEY } from '../support/test-kek';
 import { eventually, WebhookReceiver } from '../support/webhook-receiver';
@@ -32,7 +33,7 @@ describe('webhook delivery under faults (postgres + redis)', () => {
   let build: string;
   let db: SqlDatabase;
   let store: SqlEventStore;
-  let endpoints: EndpointService;
+  let endpoints: { create(orgId: string, input: { url: string }): Promise<{ id: string }> };
   let receiver: WebhookReceiver;
   let redis: Redis;
   const children = new Set<ChildProcess>();
@@ -50,7 +51,14 @@ describe('webhook delivery under faults (postgres + redis)', () => {
     await pg.query(`CREATE SCHEMA ${schema}`);
     await pg.end();
     ({ db, store } = await openEventStore({ databaseUrl: url, schema, migrations: [...signingKeyMigrations, ...webhookMigrations] }));
-    endpoints = new EndpointService(db, store, Buffer.from(TEST_KEY_ENCRYPTION_KEY, 'base64'), new TargetGuard(true));
+    const register = new CreateEndpointHandler(
+      new EndpointRepository(store),
+      new SqlEndpointRows(db),
+      new SqlEndpointSecrets(db, Buffer.from(TEST_KEY_ENCRYPTION_KEY, 'base64')),
+      new TargetCheck(new TargetGuard(true)),
+      systemClock,
+    );
+    endpoints = { create: (orgId, input) => register.execute(new CreateEndpointCommand(orgId, input)) };
     receiver = await new WebhookReceiver().start();
     redis = new Redis(redisUrl);
     await redis.flushdb();

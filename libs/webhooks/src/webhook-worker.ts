@@ -1,17 +1,21 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { LOGGER } from '@app/core';
 import type { Logger } from '@app/http';
 import { SigningKeyStore } from '@app/notary';
-import type { WebhookSigner } from './domain/signing';
-import { DeliveryProcessor } from './delivery/delivery.processor';
+import { DeliverWebhookCommand } from './deliver-webhook/deliver-webhook.command';
+import { ServiceWebhookSigner } from './deliver-webhook/deliver-webhook.ports';
 import { EndpointCache } from './endpoints/endpoint-cache';
-import { DeliveryQueue } from './queue/delivery-queue.port';
+import { DeliveryQueue, RunResult } from './queue/delivery-queue.port';
+import { FanOutRunner } from './schedule-deliveries/fan-out.runner';
 import { HttpSender } from './sending/http-sender';
 
 /** Signs v1a with the service's active key (the process's signing-key ring, which follows rotations). */
 @Injectable()
-export class ServiceSigner implements WebhookSigner {
-  constructor(private readonly keys: SigningKeyStore) {}
+export class ServiceSigner extends ServiceWebhookSigner {
+  constructor(private readonly keys: SigningKeyStore) {
+    super();
+  }
 
   sign(message: Uint8Array) {
     return this.keys.current.sign(message);
@@ -20,15 +24,15 @@ export class ServiceSigner implements WebhookSigner {
 
 export const RUN_WEBHOOK_WORKERS = Symbol('RUN_WEBHOOK_WORKERS');
 
-/** The delivery role of a process: runs the queue's attempts (when workers run here). */
+/** The delivery role of a process: fans commerce events out to deliveries and runs the queue's attempts (when workers run here). */
 @Injectable()
 export class WebhookWorker {
   private running = false;
 
   constructor(
     private readonly queue: DeliveryQueue,
-    private readonly processor: DeliveryProcessor,
-    private readonly signer: ServiceSigner,
+    private readonly commands: CommandBus,
+    private readonly fanOut: FanOutRunner,
     private readonly sender: HttpSender,
     private readonly targets: EndpointCache,
     @Inject(RUN_WEBHOOK_WORKERS) private readonly enabled: boolean,
@@ -38,12 +42,14 @@ export class WebhookWorker {
   async start(): Promise<void> {
     if (!this.enabled || this.running) return;
     await this.targets.start();
-    await this.queue.start((id, series) => this.processor.run(id, series));
+    await this.queue.start((id, series) => this.commands.execute<DeliverWebhookCommand, RunResult>(new DeliverWebhookCommand(id, series)));
+    this.fanOut.start();
     this.running = true;
     this.logger?.info('webhook delivery worker running');
   }
 
   async stop(): Promise<void> {
+    await this.fanOut.stop();
     await this.queue.stop();
     await this.targets.stop();
     this.sender.close();

@@ -1,8 +1,10 @@
 import type { Migration } from '@app/event-store';
 
 /**
- * Read models of the webhook streams, written in the same transaction as the events. Endpoint
- * secrets are AES-256-GCM sealed in their own table and never enter an event.
+ * Read models of the webhook streams, written by their inline projections with the events.
+ * Endpoint secrets are AES-256-GCM sealed in their own table (written by the endpoint
+ * repository) and never enter an event; delivery leases (the scheduler without Redis) are the
+ * delivery repository's own.
  */
 export const webhookMigrations: Migration[] = [
   {
@@ -75,6 +77,40 @@ export const webhookMigrations: Migration[] = [
         next_attempt_at timestamptz,
         PRIMARY KEY (delivery_id, attempt)
       );
+    `,
+  },
+  {
+    // The endpoint failure streak and the live-endpoint count as rows the projections write
+    // (a CHECK holds the per-organization limit); leases apart from the read model; a secret is
+    // stored before the event that names it, so it no longer references the endpoint's row.
+    id: 'webhooks_002_projection_tables',
+    sql: `
+      CREATE TABLE IF NOT EXISTS webhook_endpoint_failing (
+        endpoint_id text PRIMARY KEY,
+        since       timestamptz NOT NULL
+      );
+      INSERT INTO webhook_endpoint_failing (endpoint_id, since)
+        SELECT id, failing_since FROM webhook_endpoints WHERE failing_since IS NOT NULL ON CONFLICT DO NOTHING;
+      ALTER TABLE webhook_endpoints DROP COLUMN IF EXISTS failing_since;
+
+      CREATE TABLE IF NOT EXISTS webhook_endpoint_counts (
+        org_id text PRIMARY KEY,
+        active integer NOT NULL,
+        CONSTRAINT webhook_endpoint_limit CHECK (active <= 100)
+      );
+      INSERT INTO webhook_endpoint_counts (org_id, active)
+        SELECT org_id, count(*) FROM webhook_endpoints WHERE deleted_at IS NULL GROUP BY org_id ON CONFLICT DO NOTHING;
+
+      ALTER TABLE webhook_endpoint_secrets DROP CONSTRAINT IF EXISTS webhook_endpoint_secrets_endpoint_id_fkey;
+
+      CREATE TABLE IF NOT EXISTS webhook_delivery_leases (
+        delivery_id text PRIMARY KEY,
+        revision    bigint NOT NULL,
+        lease_until timestamptz NOT NULL
+      );
+      INSERT INTO webhook_delivery_leases (delivery_id, revision, lease_until)
+        SELECT id, revision, lease_until FROM webhook_deliveries WHERE lease_until IS NOT NULL ON CONFLICT DO NOTHING;
+      ALTER TABLE webhook_deliveries DROP COLUMN IF EXISTS lease_until;
     `,
   },
 ];

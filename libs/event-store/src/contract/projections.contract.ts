@@ -153,6 +153,33 @@ export function projectionsContract(adapter: string, makeHarness: () => Contract
       expect(await db.query('SELECT * FROM contract_order_counts ORDER BY customer')).toEqual(counts);
     });
 
+    it('deletes a row several appends of one appendMany delete, each only if written', async () => {
+      const [a, b] = [randomUUID(), randomUUID()];
+      await store.append(`order-${a}`, [opened(a, `c-${randomUUID()}`)]);
+      await store.append(`order-${b}`, [opened(b, `c-${randomUUID()}`)]);
+      const cancel = (id: string) => ({ type: 'OrderCancelled', data: { order_id: id } });
+      const outcomes = await store.appendMany([
+        { stream: `order-${a}`, events: [cancel(a)], expected: 0 },
+        { stream: `order-${randomUUID()}`, events: [cancel(a)], expected: 'no_stream' },
+        { stream: `order-${b}`, events: [cancel(b)], expected: 7 },
+        { stream: `order-${randomUUID()}`, events: [cancel(b)], expected: 3 },
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['appended', 'appended', 'wrong_expected_version', 'wrong_expected_version']);
+      expect(await order(a)).toBeUndefined();
+      expect((await order(b)).status).toBe('open');
+    });
+
+    it('rebuilds a row that was deleted and written again', async () => {
+      const id = randomUUID();
+      await store.append(`order-${id}`, [opened(id, `c-${randomUUID()}`, 1)]);
+      await store.append(`order-${id}`, [{ type: 'OrderCancelled', data: { order_id: id } }]);
+      await store.append(`order-${id}`, [opened(id, `c-${randomUUID()}`, 2), { type: 'OrderPaid', data: { order_id: id } }]);
+      const before = await order(id);
+      expect(before.status).toBe('paid');
+      await store.rebuildProjection('contract_orders');
+      expect(await order(id)).toEqual(before);
+    });
+
     it('gives each table one writer', () => {
       expect(() => store.registerProjection({ ...ordersProjection, name: 'contract_orders_again' })).toThrow('is written by projection contract_orders');
       expect(() => store.registerProjection({ ...ordersProjection, tables: [] })).toThrow('registered already');

@@ -48,6 +48,27 @@ describe('mergeRowChanges: one change per row and statement', () => {
     expect(m.change).toMatchObject({ row: { status: 'open' } });
   });
 
+  it('keeps a delete per append when several appends of one statement only delete a row (each deletes if written)', () => {
+    const del = { op: 'delete', table: 'orders', key: { id: 'o1' } } as const;
+    const merged = mergeRowChanges([
+      { change: del, at: at(1) },
+      { change: del, at: at(2) },
+      { change: del, at: at(3) },
+    ]);
+    expect(merged.map((m) => [m.change.op, m.ord])).toEqual([['delete', 1], ['delete', 2], ['delete', 3]]);
+    // A row another append writes otherwise is still one append's.
+    expect(() => mergeRowChanges([{ change: del, at: at(1) }, { change: insert('o1'), at: at(2) }])).toThrow(UnsupportedRowChange);
+    expect(() => mergeRowChanges([{ change: insert('o1'), at: at(1) }, { change: del, at: at(2) }])).toThrow(UnsupportedRowChange);
+  });
+
+  it('in a rebuild, a row deleted and then inserted again is the row inserted (an update after the delete finds none)', () => {
+    const del = { op: 'delete', table: 'orders', key: { id: 'o1' } } as const;
+    const [m] = mergeRowChanges([{ change: insert('o1', { status: 'open' }), at: at(1) }, { change: del, at: at(2) }, { change: insert('o1', { status: 'again' }), at: at(3) }], { stored: true });
+    expect(m.change).toEqual({ op: 'insert', table: 'orders', key: ['id'], row: { id: 'o1', status: 'again' }, onConflict: { update: ['status'] } });
+    const [u] = mergeRowChanges([{ change: del, at: at(1) }, { change: { op: 'update', table: 'orders', key: { id: 'o1' }, set: { status: 'x' } }, at: at(2) }], { stored: true });
+    expect(u.change.op).toBe('delete');
+  });
+
   it('refuses what one statement cannot express', () => {
     expect(() => mergeRowChanges([{ change: insert('o1'), at: at(1) }, { change: insert('o1'), at: at(2) }])).toThrow(UnsupportedRowChange);
     expect(() => mergeRowChanges([{ change: { op: 'delete', table: 'orders', key: { id: 'o1' } }, at: at(1) }, { change: insert('o1'), at: at(1) }])).toThrow(UnsupportedRowChange);

@@ -87,16 +87,22 @@ export function mergeRowChanges(
   // `ord`: the append whose change made the row first (a row is one stream's, so one append's).
   const byKey = new Map<string, { change: MergedChange; ord: number }>();
   const ordsOfRow = new Map<string, number>();
+  const onlyDeleted = new Map<string, boolean>();
   const put = (id: string, next: MergedChange, ord: number) => {
     // A counter row several appends increment stays one change per append: each counts only if
-    // its append is written, and the SQL adds them up per row. Any other row is one append's.
+    // its append is written, and the SQL adds them up per row. So does a row several appends
+    // only delete (each delete happens if its append is written; deleting twice is deleting).
+    // Any other row is one append's.
     const counter = !options.stored && isCounter(next);
     const firstOrd = ordsOfRow.get(id) ?? ord;
     ordsOfRow.set(id, firstOrd);
-    if (firstOrd !== ord && !counter && !options.stored) throw new UnsupportedRowChange(`${next.table}: one row written by two appends of one statement`);
-    const slot = counter ? `${id}\u0000${ord}` : id;
+    const deletesOnly = (onlyDeleted.get(id) ?? true) && next.op === 'delete';
+    onlyDeleted.set(id, deletesOnly);
+    const sharedDelete = !options.stored && deletesOnly && firstOrd !== ord;
+    if (firstOrd !== ord && !counter && !sharedDelete && !options.stored) throw new UnsupportedRowChange(`${next.table}: one row written by two appends of one statement`);
+    const slot = counter || sharedDelete ? `${id}\u0000${ord}` : id;
     const prev = byKey.get(slot);
-    byKey.set(slot, { change: merge(prev?.change, next), ord: prev?.ord ?? ord });
+    byKey.set(slot, { change: merge(prev?.change, next, options.stored === true), ord: prev?.ord ?? ord });
   };
   for (const { change, at } of changes) {
     const table = ident(change.table, 'table');
@@ -117,11 +123,18 @@ export function mergeRowChanges(
   return [...byKey.values()];
 }
 
-function merge(prev: MergedChange | undefined, next: MergedChange): MergedChange {
+function merge(prev: MergedChange | undefined, next: MergedChange, stored: boolean): MergedChange {
   if (!prev) return next;
   const t = next.table;
   if (next.op === 'delete') return next;
-  if (prev.op === 'delete') throw new UnsupportedRowChange(`${t}: a row is not written again after its delete in one append`);
+  if (prev.op === 'delete') {
+    if (!stored) throw new UnsupportedRowChange(`${t}: a row is not written again after its delete in one append`);
+    // Stored events (a rebuild) deleted it, then wrote it again: an update finds no row; an insert makes the row it names.
+    if (next.op === 'update') return prev;
+    const columns = Object.keys(next.row).filter((c) => !next.key.includes(c));
+    if (columns.some((c) => isIncrement(next.row[c]))) throw new UnsupportedRowChange(`${t}: a counter row is not written again after its delete in one append`);
+    return { ...next, onConflict: columns.length > 0 ? { update: columns } : 'nothing' };
+  }
   if (prev.op === 'insert' && next.op === 'insert') {
     if (next.onConflict === 'nothing') return prev;
     const update = union(prev.onConflict === 'nothing' ? [] : prev.onConflict.update, next.onConflict.update);

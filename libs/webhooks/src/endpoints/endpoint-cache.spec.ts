@@ -1,5 +1,6 @@
 import type { SqlDatabase } from '@app/event-store';
-import { ENDPOINTS_CHANGED_CHANNEL, EndpointCache, secretsAt, SendTarget } from './endpoint-cache';
+import { EndpointCache, secretsAt, SendTarget } from './endpoint-cache';
+import { ENDPOINTS_CHANGED_CHANNEL, EndpointChanges } from './endpoint-changes.repository';
 
 const target = (id: string, over: Partial<SendTarget> = {}): SendTarget => ({
   id,
@@ -20,7 +21,7 @@ function fakeDb() {
       return async () => void listeners.get(channel)?.delete(cb);
     },
   } as unknown as SqlDatabase;
-  return { db, notify: (channel: string) => listeners.get(channel)?.forEach((cb) => cb()) };
+  return { db: new EndpointChanges(db), notify: (channel: string) => listeners.get(channel)?.forEach((cb) => cb()) };
 }
 
 describe('EndpointCache', () => {

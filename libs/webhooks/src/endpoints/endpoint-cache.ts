@@ -1,7 +1,4 @@
-import type { SqlDatabase } from '@app/event-store';
-
-/** Told (NOTIFY on PostgreSQL, in-process when embedded) after every committed endpoint change. */
-export const ENDPOINTS_CHANGED_CHANNEL = 'sigil_webhook_endpoints';
+import type { EndpointChanges } from './endpoint-changes.repository';
 
 /** What an attempt needs of its endpoint: where to send, whether it may, and the secrets that sign. */
 export interface SendTarget {
@@ -33,14 +30,14 @@ export class EndpointCache {
   private unlisten: (() => Promise<void>) | null = null;
 
   constructor(
-    private readonly db: SqlDatabase,
+    private readonly changes: Pick<EndpointChanges, 'listen'>,
     private readonly load: (id: string) => Promise<SendTarget | null>,
     private readonly ttlMs = 5_000,
     private readonly now: () => number = Date.now,
   ) {}
 
   async start(): Promise<void> {
-    this.unlisten ??= await this.db.listen(ENDPOINTS_CHANGED_CHANNEL, () => this.clear());
+    this.unlisten ??= await this.changes.listen(() => this.clear());
   }
 
   async stop(): Promise<void> {

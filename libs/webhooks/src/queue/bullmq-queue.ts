@@ -1,8 +1,8 @@
 import { DelayedError, Job, Queue, Worker } from 'bullmq';
 import { createRedis, Redis, redisOptions } from '@app/core';
 import type { Logger } from '@app/http';
-import { DeliveryRepository, DueDelivery } from '../delivery/delivery.repository';
-import { DeliveryHandler, DeliveryQueue } from './delivery-queue.port';
+import type { DeliveryRows } from '../delivery/delivery-rows.repository';
+import { DeliveryHandler, DeliveryQueue, DueDelivery } from './delivery-queue.port';
 
 export const DELIVERY_QUEUE_NAME = 'webhook-delivery';
 
@@ -33,7 +33,7 @@ export class BullMqDeliveryQueue extends DeliveryQueue {
   constructor(
     private readonly redisUrl: string,
     private readonly prefix: string,
-    private readonly deliveries: DeliveryRepository,
+    private readonly deliveries: Pick<DeliveryRows, 'pending'>,
     private readonly options: { concurrency: number; timeoutMs: number; sweepIntervalMs?: number },
     private readonly logger?: Logger,
   ) {

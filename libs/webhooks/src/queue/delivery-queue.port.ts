@@ -1,5 +1,12 @@
-import type { DueDelivery } from '../delivery/delivery.repository';
-import type { RunResult } from '../delivery/delivery.processor';
+/** What a queue needs to run a delivery: its id, its attempt series, and when it is due. */
+export interface DueDelivery {
+  id: string;
+  series: number;
+  at: Date;
+}
+
+/** What a queue does with a delivery after one run: nothing more, or run it again at `at`. */
+export type RunResult = { next: 'none' } | { next: 'later'; at: Date };
 
 export type DeliveryHandler = (deliveryId: string, series: number) => Promise<RunResult>;
 

@@ -1,6 +1,6 @@
 import type { Logger } from '@app/http';
-import { DeliveryRepository, DueDelivery } from '../delivery/delivery.repository';
-import { DeliveryHandler, DeliveryQueue } from './delivery-queue.port';
+import type { DeliveryRows } from '../delivery/delivery-rows.repository';
+import { DeliveryHandler, DeliveryQueue, DueDelivery } from './delivery-queue.port';
 
 /**
  * The queue without Redis: due deliveries are read from the store (next_attempt_at) and run in
@@ -15,7 +15,7 @@ export class StoreScheduler extends DeliveryQueue {
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
-    private readonly deliveries: DeliveryRepository,
+    private readonly deliveries: Pick<DeliveryRows, 'claimDue' | 'nextDueAt'>,
     private readonly concurrency: number,
     private readonly leaseMs: number,
     private readonly logger?: Logger,
