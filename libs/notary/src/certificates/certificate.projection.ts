@@ -18,12 +18,14 @@ export const certificatesProjection: InlineProjection = {
   filter: { eventTypes: [CERTIFICATE_ISSUED, CERTIFICATE_IMPORTED, NOTARY_CREDITS_PURCHASED] },
   tables: ['certificates', 'prediction_manifests', 'notary_credits'],
   checks: [{ name: ALLOWANCE_CONSTRAINT, table: 'notary_credits', holds: (row) => Number(row.issued) <= FREE_ISSUANCES + Number(row.purchased ?? 0) }],
+  // Each change names both counters (adding 0 to the other), so a row opened by either is whole
+  // in every adapter, with or without column defaults.
   apply(event): RowChange[] {
     if (event.type === NOTARY_CREDITS_PURCHASED) {
       // Credits bought raise the organization's allowance; the stream names the organization.
       const orgId = event.stream_id.slice(CREDITS_STREAM_PREFIX.length);
       const { credits } = event.data as { credits: number };
-      return [{ op: 'insert', table: 'notary_credits', key: ['org_id'], row: { org_id: orgId, purchased: increment(credits) }, onConflict: { update: ['purchased'] } }];
+      return [{ op: 'insert', table: 'notary_credits', key: ['org_id'], row: { org_id: orgId, purchased: increment(credits), issued: increment(0) }, onConflict: { update: ['purchased', 'issued'] } }];
     }
     const { org_id, manifest, prediction_hashes } = event.data as CertificateIssuedData;
     const p = manifest.payload;
@@ -50,7 +52,7 @@ export const certificatesProjection: InlineProjection = {
       changes.push({ op: 'insert', table: 'prediction_manifests', key: ['certificate_id'], row: { certificate_id: p.certification_id, manifest_hash: (p.manifest_hash as string | undefined) ?? null, prediction_hashes } });
     }
     if (!imported) {
-      changes.push({ op: 'insert', table: 'notary_credits', key: ['org_id'], row: { org_id, issued: increment(1) }, onConflict: { update: ['issued'] } });
+      changes.push({ op: 'insert', table: 'notary_credits', key: ['org_id'], row: { org_id, issued: increment(1), purchased: increment(0) }, onConflict: { update: ['issued', 'purchased'] } });
     }
     return changes;
   },

@@ -1,4 +1,4 @@
-import { InlineProjection, InMemoryEventStore } from '@app/event-store';
+import { InMemoryEventStore } from '@app/event-store';
 import { SettleOutcome, SettlementProvider, SettleRequest, LookupResult } from '@app/settlement';
 import { certificatesProjection } from '../certificates/certificate.projection';
 import { CreditsRepository, CreditTotals } from '../credits/credits.repository';
@@ -22,17 +22,10 @@ class ScriptedProvider extends SettlementProvider {
   }
 }
 
-// The in-memory store has no column defaults: a credits row opened by a purchase gets the
-// `issued = 0` that notary_credits' DEFAULT gives it in SQL (only on insert; a conflict updates `purchased` alone).
-const withIssuedDefault: InlineProjection = {
-  ...certificatesProjection,
-  apply: (e) => certificatesProjection.apply(e).map((c) => (c.op === 'insert' && c.table === 'notary_credits' ? { ...c, row: { issued: 0, ...c.row } } : c)),
-};
-
 describe('CheckoutCreditsHandler (settlement port + credits stream on the in-memory store)', () => {
   const setup = () => {
     const store = new InMemoryEventStore();
-    store.registerProjection(withIssuedDefault);
+    store.registerProjection(certificatesProjection);
     const totals: CreditTotals = { creditsPurchased: async (org) => Number(store.rows('notary_credits').find((r) => r.org_id === org)?.purchased ?? 0) };
     const provider = new ScriptedProvider();
     return { store, provider, sut: new CheckoutCreditsHandler(new CreditsRepository(store), totals, provider) };
