@@ -1,4 +1,4 @@
-import { eventFact, increment, InlineProjection, RowChange } from '@app/event-store';
+import { eventFact, InlineProjection, RowChange } from '@app/event-store';
 import type { DeliveryAbandoned, DeliveryAttempted, DeliveryScheduled, RedeliveryRequested } from '../domain/delivery.events';
 import type { EndpointUpdated } from '../domain/endpoint.events';
 import { WebhookEvents } from '../domain/event-types';
@@ -42,7 +42,9 @@ export const deliveriesProjection: InlineProjection = {
         const state = d.current
           ? {
               status: STATUS_AFTER[d.outcome],
-              series_attempts: d.series_attempt ?? increment(1),
+              // Events recorded before series_attempt existed: their attempt number (exact for a
+              // first series; a plain value, so a rebuild folds it like any other).
+              series_attempts: d.series_attempt ?? d.attempt,
               next_attempt_at: d.next_attempt_at,
               ...(d.outcome === 'delivered' ? { delivered_at: at } : {}),
             }
