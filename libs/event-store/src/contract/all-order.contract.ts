@@ -152,7 +152,10 @@ export function allOrderContract(adapter: string, makeHarness: () => ContractHar
         await held;
         await later;
         await pollsWhileOpen;
-        await poll();
+        // Another session's open transaction on the same server (a parallel suite) may hold the
+        // visibility horizon back a little longer: poll on until both are visible. A reader that
+        // had skipped Early would never see it, however long it polls.
+        for (const deadline = Date.now() + 10_000; polled.length < 2 && Date.now() < deadline; await sleep(50)) await poll();
         await sub.until((seen) => seen.length >= 2);
         await sleep(200);
         await sub.stop();
