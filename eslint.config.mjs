@@ -12,8 +12,6 @@ const NOT_YET_ON_REPOSITORIES = [
   'libs/notary/src/legacy-import/legacy-import.service.ts',
   'libs/notary/src/signing-keys/signing-key.store.ts',
   'libs/notary/src/signing-keys/signing-keys.module.ts',
-  'libs/commerce/src/commerce.module.ts',
-  'libs/commerce/src/transactions/spend-cap-locks.ts',
 ];
 // SQL is written in upper case here, which keeps English sentences ("create an organization") out.
 const SQL_TEXT = '/^\\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH|CREATE|ALTER|DROP|TRUNCATE)\\s/';

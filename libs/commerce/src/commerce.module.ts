@@ -1,7 +1,7 @@
 import { DynamicModule, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { LOGGER, systemClock, type AppConfig } from '@app/core';
-import { EventStore, PROJECTIONS_ENABLED, SqlDatabase, SqlEventStore } from '@app/event-store';
+import { EventStore, PROJECTIONS_ENABLED, SqlDatabase } from '@app/event-store';
 import type { Logger } from '@app/http';
 import { IdempotencyModule, IdempotencyService } from '@app/idempotency';
 import { SigningKeysModule, SigningKeyStore } from '@app/notary';
@@ -19,9 +19,8 @@ import { RecordedSpendLedger } from './transactions/spend.repository';
 import { TransactionQueries } from './transactions/transaction.queries';
 import { ExecutePaymentController } from './execute-payment/execute-payment.controller';
 import { ExecutePaymentHandler, SETTLEMENT_PROVIDERS, SettlementProviders } from './execute-payment/execute-payment.handler';
-import { SpendCapLocks } from './transactions/spend-cap-locks';
 import { AuthorizePaymentController } from './authorize-payment/authorize-payment.controller';
-import { AuthorizePaymentHandler, CURRENT_POLICIES, SPEND_CAP_LOCKS } from './authorize-payment/authorize-payment.handler';
+import { AuthorizePaymentHandler, CURRENT_POLICIES, SPEND_READER } from './authorize-payment/authorize-payment.handler';
 import { CommerceAuthority } from './authorize-payment/commerce-authority';
 import { TransactionRepository } from './transactions/transaction.repository';
 import { SqlTransactionRows, TransactionRows } from './transactions/transaction-rows.repository';
@@ -83,7 +82,7 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
           useFactory: (keys: SigningKeyStore): CommerceAuthority => ({ issuer: new URL(config.BASE_URL).host, sign: (message) => keys.current.sign(message), liveProvider: false }),
           inject: [SigningKeyStore],
         },
-        { provide: SPEND_CAP_LOCKS, useFactory: (db: SqlDatabase, store: SqlEventStore) => new SpendCapLocks(db, store), inject: [SqlDatabase, SqlEventStore] },
+        { provide: SPEND_READER, useExisting: SPEND_LEDGER },
         { provide: CURRENT_POLICIES, useExisting: PolicyService },
         AuthorizePaymentHandler,
         {

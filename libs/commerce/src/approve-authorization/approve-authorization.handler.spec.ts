@@ -21,7 +21,7 @@ describe('ApproveAuthorizationHandler (Transaction aggregate on the in-memory st
       data: { ...t, status: 'authorized', approver: 'api_key:key_reviewer', note: 'ok', amount_cents: 20_000, released: [{ cap_key: 'daily:USD:2026-11-25', amount_cents: 10_000 }] },
       metadata: { actor: 'api_key:key_reviewer', correlation_id: t.transaction_id },
     });
-    expect(store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 20_000 }]);
+    expect(store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 20_000, cap_cents: 100_000 }]);
   });
 
   it('refuses a raise, another organization, and a second decision; each records nothing', async () => {
@@ -51,6 +51,6 @@ describe('ApproveAuthorizationHandler (Transaction aggregate on the in-memory st
     await expect(sut.execute(approve('org_a', t.authorization_id))).rejects.toMatchObject({ code: 'authorization_expired' });
     const last = (await store.readStream(`transaction-${t.transaction_id}`, { direction: 'backwards', limit: 1 }))[0];
     expect(last).toMatchObject({ type: 'authorization.rejected', data: { reason_code: 'EXPIRED', rejected_by: 'expiry' }, metadata: { actor: 'system:expiry-sweep' } });
-    expect(store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 0 }]);
+    expect(store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 0, cap_cents: 100_000 }]);
   });
 });

@@ -5,18 +5,23 @@ import { verifyRecord } from '../receipts/signed-record';
 import { commerceWorld } from '../transactions/transaction-spec-fixtures';
 import { AuthorizePaymentCommand } from './authorize-payment.command';
 import { AuthorizePaymentHandler, CurrentPolicies } from './authorize-payment.handler';
+import { RejectAuthorizationCommand } from '../reject-authorization/reject-authorization.command';
+import { RejectAuthorizationHandler } from '../reject-authorization/reject-authorization.handler';
 
 const keys = generateKeyPairSync('ed25519');
 const authority = { issuer: 'sigil.test', liveProvider: false, sign: (m: Uint8Array) => ({ key_id: 'key-1', signature: sign(null, m, keys.privateKey) }) };
 const policy: PolicyDocument = { limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 20_000 } }, merchants: { blocked: ['m_bad'], allowed: null } };
 const policies = (doc: PolicyDocument | null): CurrentPolicies => ({ current: async () => (doc ? { version: 3, policy: doc, policy_hash: policyHash(doc) } : null) });
 const request = (over: Record<string, unknown> = {}) => ({ amount_cents: 1_500, currency: 'USD', merchant_id: 'm_books', purpose_tag: 'software', expiration_iso: '2026-11-26T00:00:00Z', ...over });
-const noCaps = { decideUnderLocks: async () => Promise.reject(new Error('no cap in these policies')) };
+const capPolicy: PolicyDocument = { limits: { USD: { per_transaction_cents: 50_000 } }, spend_caps: [{ window: 'daily', currency: 'USD', amount_cents: 10_000 }] };
 
 describe('AuthorizePaymentHandler (decision by the aggregate, saved on the in-memory store)', () => {
   const setup = (doc: PolicyDocument | null = policy) => {
     const w = commerceWorld();
-    return { ...w, sut: new AuthorizePaymentHandler(policies(doc), w.transactions, noCaps, authority, w.clock) };
+    // What each cap window holds, as the transactions projection keeps it in the in-memory store.
+    const spendRows = () => w.store.rows('commerce_spend') as { organization_id: string; cap_key: string; reserved_cents: number; cap_cents: number | null }[];
+    const ledger = { spent: async (org: string, win: { key: string }) => Number(spendRows().find((r) => r.organization_id === org && r.cap_key === win.key)?.reserved_cents ?? 0) };
+    return { ...w, spendRows, sut: new AuthorizePaymentHandler(policies(doc), w.transactions, ledger, authority, w.clock) };
   };
 
   it('records authorization.requested and its decision in one append, with a signed decision record, and answers the decision', async () => {
@@ -52,5 +57,29 @@ describe('AuthorizePaymentHandler (decision by the aggregate, saved on the in-me
     const views = await Promise.all(Array.from({ length: 20 }, (_, i) => sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ merchant_id: `m_${i}` }) as never))));
     expect(new Set(views.map((v) => v.transaction_id)).size).toBe(20);
     expect((await store.readAll()).events).toHaveLength(40);
+  });
+
+  it('never passes a spend cap under concurrent requests: the losers of a race are decided again on what is left', async () => {
+    const { sut, store, spendRows } = setup(capPolicy);
+    // 20 requests of 15.00 against a daily cap of 100.00 all read "nothing spent" before any is saved.
+    const views = await Promise.all(Array.from({ length: 20 }, (_, i) => sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ merchant_id: `m_${i}` }) as never))));
+    const authorized = views.filter((v) => v.decision === 'authorized');
+    expect(authorized).toHaveLength(6);
+    expect(views.filter((v) => v.decision === 'blocked').every((v) => v.reason_code === 'SPEND_CAP_EXCEEDED')).toBe(true);
+    expect(spendRows()).toEqual([expect.objectContaining({ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 9_000, cap_cents: 10_000 })]);
+    // Every request is one transaction with its decision, refusals included; nothing half-written.
+    expect((await store.readAll()).events).toHaveLength(40);
+  });
+
+  it('a rejection releases its reservation, so the room it held can be authorized again', async () => {
+    const reviewed: PolicyDocument = { ...capPolicy, limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 5_000 } } };
+    const { sut, spendRows, rows, transactions, clock } = setup(reviewed);
+    const held = await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ amount_cents: 9_000 }) as never));
+    expect(held).toMatchObject({ decision: 'needs_review' });
+    expect(spendRows()[0]).toMatchObject({ reserved_cents: 9_000, cap_cents: 10_000 });
+    expect(await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ amount_cents: 2_000 }) as never))).toMatchObject({ reason_code: 'SPEND_CAP_EXCEEDED' });
+    await new RejectAuthorizationHandler(rows, transactions, clock).execute(new RejectAuthorizationCommand('org_a', held.authorization_id, 'api_key:reviewer', null));
+    expect(spendRows()[0]).toMatchObject({ reserved_cents: 0 });
+    expect(await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ amount_cents: 2_000 }) as never))).toMatchObject({ decision: 'authorized' });
   });
 });

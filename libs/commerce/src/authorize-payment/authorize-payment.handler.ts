@@ -1,16 +1,18 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Clock, newPrefixedId } from '@app/core';
-import { capWindows } from '../domain/evaluate';
+import { Clock, DomainError, newPrefixedId } from '@app/core';
+import { ReadModelConstraintViolated } from '@app/event-store';
+import { capWindows, CapWindow } from '../domain/evaluate';
 import { AuthorizationDecisionView, requestAuthorization } from '../domain/request-authorization';
 import { DECISION_SCHEMA, signRecord } from '../receipts/signed-record';
 import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
-import type { SpendCapLocks } from '../transactions/spend-cap-locks';
+import type { SpendLedger } from '../policies/spend-ledger';
+import { SPEND_CAP_CONSTRAINT } from '../transactions/transaction.projection';
 import { TransactionRepository } from '../transactions/transaction.repository';
 import { AuthorizePaymentCommand } from './authorize-payment.command';
 import { CommerceAuthority } from './commerce-authority';
 
-export const SPEND_CAP_LOCKS = Symbol('SPEND_CAP_LOCKS');
+export const SPEND_READER = Symbol('SPEND_READER');
 export const CURRENT_POLICIES = Symbol('CURRENT_POLICIES');
 
 /** The organization's current version of a policy (read on every decision; lookups of one moment share a query). */
@@ -18,17 +20,23 @@ export interface CurrentPolicies {
   current(orgId: string, policyId: string): Promise<{ version: number; policy: import('../domain/policy').PolicyDocument; policy_hash: string } | null>;
 }
 
+/** How often a decision under a spend cap is made again after a concurrent one took the room it saw. */
+const CAP_ATTEMPTS = 8;
+
 /**
  * Load the policy, let the aggregate decide (evaluation, reservations, the signed decision
  * record), save the new transaction: decisions of the same moment share one append (group
- * commit); under a spend cap the decision is made holding the cap windows' locks.
+ * commit). Under a spend cap the decision reads what each window has spent and reserves within
+ * its limit; the spend table's CHECK refuses an append that a concurrent decision made overshoot,
+ * and the decision is made again on the spend as it now is (so a cap is never passed, and the
+ * losers of a race are decided on what is left, not refused).
  */
 @CommandHandler(AuthorizePaymentCommand)
 export class AuthorizePaymentHandler implements ICommandHandler<AuthorizePaymentCommand, AuthorizationDecisionView & { created_at: string }> {
   constructor(
     @Inject(CURRENT_POLICIES) private readonly policies: CurrentPolicies,
     private readonly transactions: TransactionRepository,
-    @Inject(SPEND_CAP_LOCKS) private readonly capLocks: Pick<SpendCapLocks, 'decideUnderLocks'>,
+    @Inject(SPEND_READER) private readonly spend: SpendLedger,
     private readonly authority: CommerceAuthority,
     @Inject(COMMERCE_CLOCK) private readonly clock: Clock,
   ) {}
@@ -56,12 +64,22 @@ export class AuthorizePaymentHandler implements ICommandHandler<AuthorizePayment
       view = decision.view;
       return decision.events;
     };
-    const saved =
-      windows.length === 0
-        ? await this.transactions.saveNew(input.transactionId, decide(new Map()))
-        : await this.capLocks.decideUnderLocks(cmd.orgId, windows, input.transactionId, decide);
+    const saved = windows.length === 0 ? await this.transactions.saveNew(input.transactionId, decide(new Map())) : await this.decideUnderCaps(cmd.orgId, windows, input.transactionId, decide);
     const v = view!;
     const { expires_at, ...rest } = v;
     return { ...rest, created_at: saved.events[0].recorded_at, expires_at };
+  }
+
+  private async decideUnderCaps(orgId: string, windows: CapWindow[], transactionId: string, decide: (spent: Map<string, number>) => ReturnType<typeof requestAuthorization>['events']) {
+    for (let attempt = 1; ; attempt++) {
+      const spent = new Map<string, number>();
+      await Promise.all(windows.map(async (w) => spent.set(w.key, await this.spend.spent(orgId, w))));
+      try {
+        return await this.transactions.saveNewAlone(transactionId, decide(spent));
+      } catch (err) {
+        if (!(err instanceof ReadModelConstraintViolated && err.constraint === SPEND_CAP_CONSTRAINT)) throw err;
+        if (attempt >= CAP_ATTEMPTS) throw new DomainError('concurrent_modification', 'The spend cap kept changing under concurrent authorizations; retry with the same Idempotency-Key');
+      }
+    }
   }
 }

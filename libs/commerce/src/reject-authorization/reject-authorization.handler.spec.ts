@@ -20,7 +20,7 @@ describe('RejectAuthorizationHandler (Transaction aggregate on the in-memory sto
       note: 'not this vendor',
       released: [{ cap_key: 'daily:USD:2026-11-25', amount_cents: 12_000 }],
     });
-    expect(w.store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 0 }]);
+    expect(w.store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 0, cap_cents: 100_000 }]);
     await expect(sut.execute(new RejectAuthorizationCommand('org_a', t.authorization_id, 'api_key:key_reviewer', null))).rejects.toMatchObject({
       code: 'authorization_not_pending',
       details: { status: 'rejected' },

@@ -54,7 +54,7 @@ export function commerceWorld(at = '2026-11-25T10:00:00.000Z') {
       },
       {
         type: 'authorization.escalated',
-        data: { ...ids, status: 'needs_review', decision: 'needs_review', reason_code: 'REVIEW_REQUIRED', ...policy, evaluated_at: at, spend: [], reservations },
+        data: { ...ids, status: 'needs_review', decision: 'needs_review', reason_code: 'REVIEW_REQUIRED', ...policy, evaluated_at: at, spend: [{ cap_key: 'daily:USD:2026-11-25', limit_cents: 100_000, spent_before_cents: 0 }], reservations },
         metadata: meta,
       },
     ]);

@@ -1,6 +1,9 @@
 import { eventFact, increment, InlineProjection, Json, RowChange } from '@app/event-store';
 import { LIFECYCLE_EVENT_TYPES } from '../domain/lifecycle';
-import type { AuthorizationDecided, AuthorizationRequested, ExecutionFailed, ExecutionInitiated, ExecutionSucceeded, Reservation } from './transaction.events';
+import type { AuthorizationDecided, AuthorizationRequested, ExecutionFailed, ExecutionInitiated, ExecutionSucceeded, Reservation, SpendSnapshot } from './transaction.events';
+
+/** The CHECK constraint of commerce_spend (migration commerce_003): no reservation past its cap. */
+export const SPEND_CAP_CONSTRAINT = 'commerce_spend_within_cap';
 
 /**
  * The transactions read model and the spend held per cap window, one projection of the
@@ -12,6 +15,9 @@ export const transactionsProjection: InlineProjection = {
   name: 'commerce_transactions',
   filter: { eventTypes: [...LIFECYCLE_EVENT_TYPES], streamPrefix: 'transaction-' },
   tables: ['commerce_transactions', 'commerce_spend'],
+  checks: [
+    { name: SPEND_CAP_CONSTRAINT, table: 'commerce_spend', holds: (row) => row.cap_cents === null || row.cap_cents === undefined || Number(row.reserved_cents) <= Number(row.cap_cents) },
+  ],
   apply(e): RowChange[] {
     const d = e.data as { transaction_id: string; organization_id: string; status: string };
     const key = { transaction_id: d.transaction_id };
@@ -36,8 +42,8 @@ export const transactionsProjection: InlineProjection = {
         else if (x.released) set.reservations = [];
         return [
           { op: 'update', table: 'commerce_transactions', key, set },
-          ...spend(d.organization_id, x.reservations ?? [], +1),
-          ...spend(d.organization_id, x.released ?? [], -1),
+          ...reserve(d.organization_id, x.reservations ?? [], x.spend ?? []),
+          ...release(d.organization_id, x.released ?? []),
         ];
       }
       case 'authorization.human_approved': {
@@ -45,7 +51,7 @@ export const transactionsProjection: InlineProjection = {
         const x = e.data as { amount_cents: number; released: Reservation[] };
         return [
           { op: 'update', table: 'commerce_transactions', key, set: { status: d.status, decision: 'authorized', reason_code: null, approved_amount_cents: x.amount_cents, ...touched } },
-          ...spend(d.organization_id, x.released, -1),
+          ...release(d.organization_id, x.released),
         ];
       }
       case 'execution.initiated': {
@@ -68,12 +74,27 @@ export const transactionsProjection: InlineProjection = {
   },
 };
 
-/** Reserved (+1) or released (-1) amounts on the organization's cap windows. */
-const spend = (orgId: string, items: Reservation[], sign: 1 | -1): RowChange[] =>
+/**
+ * Amounts reserved on the organization's cap windows, each under the limit its decision saw: the
+ * row keeps that limit, and the table's CHECK refuses the append when the reserved total passes
+ * it (a concurrent decision got there first). Decisions recorded before limits rode along have
+ * none (null: nothing to check, as before).
+ */
+const reserve = (orgId: string, items: Reservation[], spend: SpendSnapshot[]): RowChange[] =>
   items.map((r) => ({
     op: 'insert',
     table: 'commerce_spend',
     key: ['organization_id', 'cap_key'],
-    row: { organization_id: orgId, cap_key: r.cap_key, reserved_cents: increment(sign * r.amount_cents) },
+    row: { organization_id: orgId, cap_key: r.cap_key, reserved_cents: increment(r.amount_cents), cap_cents: spend.find((s) => s.cap_key === r.cap_key)?.limit_cents ?? null },
+    onConflict: { update: ['reserved_cents', 'cap_cents'] },
+  }));
+
+/** Amounts released (rejection, expiry, a lower approval): a release only lowers the total, so the check always holds. */
+const release = (orgId: string, items: Reservation[]): RowChange[] =>
+  items.map((r) => ({
+    op: 'insert',
+    table: 'commerce_spend',
+    key: ['organization_id', 'cap_key'],
+    row: { organization_id: orgId, cap_key: r.cap_key, reserved_cents: increment(-r.amount_cents) },
     onConflict: { update: ['reserved_cents'] },
   }));

@@ -20,6 +20,14 @@ export class TransactionRepository {
     return outcome.result;
   }
 
+  /**
+   * A new transaction in its own append: decisions under a spend cap, whose reservation the spend
+   * table's CHECK may refuse (ReadModelConstraintViolated) without taking other decisions with it.
+   */
+  saveNewAlone(transactionId: string, events: NewEvent[]) {
+    return this.store.append(transactionStream(transactionId), events, { expectedRevision: 'no_stream' });
+  }
+
   /** Events a decision on an existing transaction made, at the revision it was decided on (a race loses with WrongExpectedVersion). */
   save(state: { transaction_id: string; revision: number }, events: NewEvent[]) {
     return this.store.append(transactionStream(state.transaction_id), events, { expectedRevision: state.revision });

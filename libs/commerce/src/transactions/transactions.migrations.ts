@@ -47,4 +47,14 @@ export const transactionMigrations: Migration[] = [
       );
     `,
   },
+  {
+    // A reservation may not take a cap window past its limit: the limit the last reserving decision
+    // was made under rides in the row (a release only lowers the total), and this constraint
+    // refuses the whole append that would overshoot (SPEND_CAP_CONSTRAINT).
+    id: 'commerce_003_spend_within_cap',
+    sql: `
+      ALTER TABLE commerce_spend ADD COLUMN IF NOT EXISTS cap_cents bigint;
+      ALTER TABLE commerce_spend ADD CONSTRAINT commerce_spend_within_cap CHECK (cap_cents IS NULL OR reserved_cents <= cap_cents);
+    `,
+  },
 ];
