@@ -32,11 +32,11 @@ const settleAmount = (s: SettlementState) => s.approved_amount_cents ?? s.amount
 
 /** Whether the transaction may be settled at all (a settled one is answered before this). */
 export function assertExecutable(s: SettlementState, providerAvailable: boolean): void {
+  if (s.status === 'declined' || s.execution_state === 'declined') {
+    throw new DomainError('payment_declined', `the provider declined transaction ${s.transaction_id}; a declined payment is not retried`);
+  }
   if (s.status !== 'authorized') {
     throw new DomainError('transaction_not_authorized', `transaction ${s.transaction_id} is ${s.status}; only an authorized transaction executes`, { status: s.status });
-  }
-  if (s.execution_state === 'declined') {
-    throw new DomainError('payment_declined', `the provider declined transaction ${s.transaction_id}; a declined payment is not retried`);
   }
   if (!providerAvailable) {
     throw new DomainError('provider_unavailable', 'no live settlement provider is configured; live-mode payments cannot execute (test keys settle on the sandbox)');
@@ -76,7 +76,10 @@ export function recordSettlement(
     return [{ type: 'execution.succeeded', data, metadata }];
   }
   const retryable = outcome.outcome === 'failed' && outcome.retryable;
-  const data = { ...base(s), status: nextStatus(s.status, 'execution.failed'), attempt, provider: s.provider, error_code: outcome.code, retryable };
+  // A decline, or a failure the provider says not to retry, is its last word: the transaction
+  // ends `declined` (webhook metadata.final: true); a retryable failure stays authorized.
+  const final = !retryable;
+  const data = { ...base(s), status: nextStatus(s.status, 'execution.failed', { final }), attempt, provider: s.provider, error_code: outcome.code, retryable, final };
   return [{ type: 'execution.failed', data, metadata }];
 }
 

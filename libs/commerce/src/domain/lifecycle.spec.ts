@@ -24,8 +24,12 @@ const ALLOWED: Array<[TransactionStatus | null, LifecycleEventType, TransactionS
   ['authorized', 'execution.initiated', 'authorized'],
   ['authorized', 'execution.succeeded', 'executed'],
   ['authorized', 'execution.failed', 'authorized'],
+  ['authorized', 'authorization.rejected', 'expired'],
   ['executed', 'receipt.issued', 'receipt_issued'],
 ];
+
+/** The rows that apply only to an event whose data marks it final. */
+const FINAL: Array<[TransactionStatus, LifecycleEventType, TransactionStatus]> = [['authorized', 'execution.failed', 'declined']];
 
 const illegal = (from: TransactionStatus | null, event: LifecycleEventType): IllegalTransition => {
   try {
@@ -54,8 +58,9 @@ describe('transaction lifecycle', () => {
     expect(isLifecycleEventType('webhook.test')).toBe(false);
   });
 
-  it('is exactly the DESIGN.md table', () => {
-    expect(LIFECYCLE.map((t) => [t.from, t.event, t.to])).toEqual(ALLOWED);
+  it('is exactly the DESIGN.md table, plus the final decline', () => {
+    expect(LIFECYCLE.filter((t) => !t.final).map((t) => [t.from, t.event, t.to])).toEqual(ALLOWED);
+    expect(LIFECYCLE.filter((t) => t.final).map((t) => [t.from, t.event, t.to])).toEqual(FINAL);
   });
 
   it.each(ALLOWED)('allows %s + %s → %s', (from, event, to) => {
@@ -73,7 +78,17 @@ describe('transaction lifecycle', () => {
         forbidden++;
       }
     }
-    expect(forbidden).toBe(8 * 9 - ALLOWED.length);
+    expect(forbidden).toBe(10 * 9 - ALLOWED.length);
+  });
+
+  it.each(FINAL)('allows %s + %s → %s only when the event is final (a decline)', (from, event, to) => {
+    expect(nextStatus(from, event, { final: true })).toBe(to);
+    expect(nextStatus(from, event)).not.toBe(to);
+  });
+
+  it('a final event where the table has no final row is refused', () => {
+    expect(() => nextStatus('evaluating', 'authorization.rejected', { final: true })).toThrow(IllegalTransition);
+    expect(() => nextStatus('declined', 'execution.failed', { final: true })).toThrow(IllegalTransition);
   });
 
   it.each([
@@ -94,7 +109,10 @@ describe('transaction lifecycle', () => {
     ['executed', 'authorization.rejected'],
     ['authorized', 'authorization.approved'],
     ['authorized', 'authorization.human_approved'],
-    ['authorized', 'authorization.rejected'],
+    ['declined', 'execution.initiated'],
+    ['declined', 'execution.failed'],
+    ['expired', 'execution.initiated'],
+    ['expired', 'authorization.rejected'],
     ['authorized', 'receipt.issued'],
     ['evaluating', 'authorization.requested'],
     ['initiated', 'authorization.approved'],
@@ -124,17 +142,19 @@ describe('transaction lifecycle', () => {
       [['authorization.requested', 'authorization.approved', 'execution.initiated', 'execution.failed', 'execution.initiated', 'execution.succeeded'], 'executed'],
     ];
     for (const [events, status] of paths) expect(statusAfter(events)).toBe(status);
+    expect(statusAfter(['authorization.requested', 'authorization.approved', 'execution.initiated', { type: 'execution.failed', final: true }])).toBe('declined');
+    expect(statusAfter(['authorization.requested', 'authorization.approved', 'execution.initiated', { type: 'execution.failed', final: false }])).toBe('authorized');
+    expect(statusAfter(['authorization.requested', 'authorization.approved', 'authorization.rejected'])).toBe('expired');
     expect(statusAfter([])).toBeNull();
     expect(() => statusAfter(['authorization.requested', 'authorization.approved', 'execution.succeeded', 'receipt.issued', 'receipt.issued'])).toThrow(IllegalTransition);
   });
 
-  it('lists the allowed events per status; rejected and receipt_issued are terminal', () => {
+  it('lists the allowed events per status; rejected, declined, expired and receipt_issued are terminal', () => {
     expect(allowedEvents(null)).toEqual(['authorization.requested']);
     expect(allowedEvents('evaluating')).toEqual(['authorization.approved', 'authorization.escalated', 'authorization.rejected']);
     expect(allowedEvents('needs_review')).toEqual(['authorization.human_approved', 'authorization.rejected']);
-    expect(allowedEvents('authorized')).toEqual(['execution.initiated', 'execution.succeeded', 'execution.failed']);
-    expect(allowedEvents('rejected')).toEqual([]);
-    expect(allowedEvents('receipt_issued')).toEqual([]);
-    expect(TRANSACTION_STATUSES.filter(isTerminal)).toEqual(['receipt_issued', 'rejected']);
+    expect(allowedEvents('authorized')).toEqual(['execution.initiated', 'execution.succeeded', 'execution.failed', 'authorization.rejected']);
+    for (const end of ['rejected', 'declined', 'expired', 'receipt_issued'] as const) expect(allowedEvents(end)).toEqual([]);
+    expect(TRANSACTION_STATUSES.filter(isTerminal)).toEqual(['receipt_issued', 'rejected', 'declined', 'expired']);
   });
 });

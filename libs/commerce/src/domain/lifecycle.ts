@@ -1,6 +1,6 @@
 import { AppError } from '@app/core';
 
-export type TransactionStatus = 'initiated' | 'evaluating' | 'needs_review' | 'authorized' | 'executed' | 'receipt_issued' | 'rejected';
+export type TransactionStatus = 'initiated' | 'evaluating' | 'needs_review' | 'authorized' | 'executed' | 'receipt_issued' | 'rejected' | 'declined' | 'expired';
 
 export const TRANSACTION_STATUSES: readonly TransactionStatus[] = [
   'initiated',
@@ -10,6 +10,8 @@ export const TRANSACTION_STATUSES: readonly TransactionStatus[] = [
   'executed',
   'receipt_issued',
   'rejected',
+  'declined',
+  'expired',
 ];
 
 /** The spec's nine lifecycle events, in lifecycle order; each is also the event `type` in the store. */
@@ -35,6 +37,8 @@ export interface Transition {
   from: TransactionStatus | null;
   event: LifecycleEventType;
   to: TransactionStatus;
+  /** Only for the outcome the event's data marks as final (`final: true`: a provider's decline). */
+  final?: true;
 }
 
 /**
@@ -43,8 +47,11 @@ export interface Transition {
  *   (the request is recorded before its evaluation), so the status after the event is
  *   `evaluating`; `initiated` is never a resting status, and nothing leaves it.
  * - execution.initiated and execution.failed keep `authorized` (settling; retry allowed while
- *   the window lasts).
- * - `rejected` and `receipt_issued` are terminal.
+ *   the window lasts); a final execution.failed (the provider declined) ends in `declined`.
+ * - An authorized transaction whose window closed unexecuted is rejected by the expiry sweep
+ *   (reason EXPIRED) into `expired`, releasing its reservations.
+ * - `rejected`, `declined`, `expired` and `receipt_issued` are terminal (beyond the interface's
+ *   seven states, which name no end for a declined or lapsed payment).
  */
 export const LIFECYCLE: readonly Transition[] = Object.freeze([
   { from: null, event: 'authorization.requested', to: 'evaluating' },
@@ -56,6 +63,8 @@ export const LIFECYCLE: readonly Transition[] = Object.freeze([
   { from: 'authorized', event: 'execution.initiated', to: 'authorized' },
   { from: 'authorized', event: 'execution.succeeded', to: 'executed' },
   { from: 'authorized', event: 'execution.failed', to: 'authorized' },
+  { from: 'authorized', event: 'execution.failed', final: true, to: 'declined' },
+  { from: 'authorized', event: 'authorization.rejected', to: 'expired' },
   { from: 'executed', event: 'receipt.issued', to: 'receipt_issued' },
 ] satisfies Transition[]);
 
@@ -73,21 +82,25 @@ export class IllegalTransition extends AppError {
   }
 }
 
-/** The status after `event`; throws IllegalTransition when the table has no such row. */
-export function nextStatus(current: TransactionStatus | null, event: LifecycleEventType): TransactionStatus {
-  const row = LIFECYCLE.find((t) => t.from === current && t.event === event);
+/** The status after `event` (`final`: the event's data marks it final); throws IllegalTransition when the table has no such row. */
+export function nextStatus(current: TransactionStatus | null, event: LifecycleEventType, options: { final?: boolean } = {}): TransactionStatus {
+  const final = options.final === true;
+  const row = LIFECYCLE.find((t) => t.from === current && t.event === event && (t.final === true) === final);
   if (!row) throw new IllegalTransition(current, event);
   return row.to;
 }
 
 /** The events allowed in a status. */
-export const allowedEvents = (current: TransactionStatus | null): LifecycleEventType[] =>
-  LIFECYCLE.filter((t) => t.from === current).map((t) => t.event);
+export const allowedEvents = (current: TransactionStatus | null): LifecycleEventType[] => [
+  ...new Set(LIFECYCLE.filter((t) => t.from === current).map((t) => t.event)),
+];
 
 /** Nothing follows these. */
-export const isTerminal = (status: TransactionStatus): boolean => status === 'rejected' || status === 'receipt_issued';
+export const TERMINAL_STATUSES: readonly TransactionStatus[] = ['rejected', 'declined', 'expired', 'receipt_issued'];
 
-/** Folds a stream's event types into its status; throws IllegalTransition on the first bad step. */
-export function statusAfter(events: readonly LifecycleEventType[]): TransactionStatus | null {
-  return events.reduce<TransactionStatus | null>((status, event) => nextStatus(status, event), null);
+export const isTerminal = (status: TransactionStatus): boolean => TERMINAL_STATUSES.includes(status);
+
+/** Folds a stream's events (type, and whether its data marks it final) into its status; throws IllegalTransition on the first bad step. */
+export function statusAfter(events: readonly (LifecycleEventType | { type: LifecycleEventType; final?: boolean })[]): TransactionStatus | null {
+  return events.reduce<TransactionStatus | null>((status, e) => (typeof e === 'string' ? nextStatus(status, e) : nextStatus(status, e.type, { final: e.final })), null);
 }

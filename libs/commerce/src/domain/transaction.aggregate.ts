@@ -49,7 +49,7 @@ export function transactionFromRow(row: {
     organization_id: row.organization_id,
     status: row.status,
     amount_cents: Number(row.amount_cents),
-    approved_amount_cents: row.approved_amount_cents === null ? null : Number(row.approved_amount_cents),
+    approved_amount_cents: row.approved_amount_cents === null || row.approved_amount_cents === undefined ? null : Number(row.approved_amount_cents),
     expires_at: new Date(row.expires_at).toISOString(),
     reservations: row.reservations,
     revision: Number(row.revision),
@@ -103,10 +103,17 @@ const rejection = (s: TransactionState, reasonCode: 'REJECTED_BY_REVIEWER' | 'EX
   reason_code: reasonCode,
   rejected_by: rejectedBy,
   ...extra,
-  released: s.reservations,
+  released: held(s),
 });
 
-/** An escalated authorization whose window closed: rejected with EXPIRED by the system, its reservations released. */
+/** What the reservations still hold: all of it, or the approved amount once a reviewer lowered it. */
+const held = (s: TransactionState): Reservation[] =>
+  s.reservations.map((r) => ({ cap_key: r.cap_key, amount_cents: s.approved_amount_cents === null ? r.amount_cents : Math.min(r.amount_cents, s.approved_amount_cents) }));
+
+/**
+ * An authorization whose window closed: rejected with EXPIRED by the system, its reservations
+ * released. Escalated, it ends `rejected`; authorized but never executed, it ends `expired`.
+ */
 export function expireAuthorization(s: TransactionState): TransactionEvent[] {
   const data = rejection(s, 'EXPIRED', 'expiry');
   return [{ type: 'authorization.rejected', data, metadata: { actor: 'system:expiry-sweep', correlation_id: s.transaction_id } }];

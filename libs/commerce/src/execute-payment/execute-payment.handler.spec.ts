@@ -55,8 +55,22 @@ describe('ExecutePaymentHandler (settlement decisions by the aggregate, on the i
     expect(provider.calls.map((c) => c.idempotency_key)).toEqual([t.transaction_id, t.transaction_id]);
     const d = await authorized('org_a', 1_002);
     provider.next = [{ outcome: 'declined', code: 'insufficient_funds' }];
-    expect(await sut.execute(exec('org_a', d.transaction_id))).toMatchObject({ outcome: 'declined', retryable: false });
+    expect(await sut.execute(exec('org_a', d.transaction_id))).toMatchObject({ outcome: 'declined', retryable: false, transaction: { status: 'declined', execution_state: 'declined' } });
     await expect(sut.execute(exec('org_a', d.transaction_id))).rejects.toMatchObject({ code: 'payment_declined' });
+  });
+
+  it('records a decline as a final execution.failed that ends the transaction declined; a retryable failure is not final', async () => {
+    const { sut, store, provider, authorized } = setup();
+    const t = await authorized('org_a');
+    provider.next = [{ outcome: 'failed', code: 'provider_unavailable', retryable: true }, { outcome: 'declined', code: 'do_not_honor' }];
+    await sut.execute(exec('org_a', t.transaction_id));
+    await sut.execute(exec('org_a', t.transaction_id));
+    const failures = (await store.readStream(`transaction-${t.transaction_id}`)).filter((e) => e.type === 'execution.failed');
+    expect(failures.map((e) => e.data)).toEqual([
+      expect.objectContaining({ status: 'authorized', retryable: true, final: false, error_code: 'provider_unavailable' }),
+      expect.objectContaining({ status: 'declined', retryable: false, final: true, error_code: 'do_not_honor' }),
+    ]);
+    expect(provider.calls).toHaveLength(2);
   });
 
   it('refuses what is not authorized, another organization, and a closed window, recording nothing', async () => {

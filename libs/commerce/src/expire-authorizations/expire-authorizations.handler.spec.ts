@@ -17,4 +17,42 @@ describe('ExpireAuthorizationsHandler (Transaction aggregate on the in-memory st
     expect(e).toMatchObject({ type: 'authorization.rejected', data: { rejected_by: 'expiry', released: [{ amount_cents: 1_000 }] }, metadata: { actor: 'system:expiry-sweep' } });
     expect(await sut.execute(new ExpireAuthorizationsCommand())).toBe(0);
   });
+
+  it('expires an authorized transaction never executed once its window closed, releasing what it held; one being settled is left alone', async () => {
+    const w = commerceWorld();
+    const sut = new ExpireAuthorizationsHandler(w.rows, w.transactions, w.clock);
+    const lapsed = await w.authorized('org_a', 4_000, '2026-11-25T10:10:00.000Z');
+    const settling = await w.authorized('org_a', 3_000, '2026-11-25T10:10:00.000Z');
+    const row = (await w.rows.byId('org_a', settling.transaction_id))!;
+    await w.transactions.save({ transaction_id: settling.transaction_id, revision: Number(row.revision) }, [
+      { type: 'execution.initiated', data: { ...settling, status: 'authorized', attempt: 1, provider: 'sandbox', provider_idempotency_key: settling.transaction_id, amount_cents: 3_000 }, metadata: { actor: 'api_key:key_agent' } },
+    ]);
+    expect(w.store.rows('commerce_spend')[0]).toMatchObject({ reserved_cents: 7_000 });
+    w.clock.advance(15 * 60_000);
+    expect(await sut.execute(new ExpireAuthorizationsCommand())).toBe(1);
+    expect(await w.rows.byId('org_a', lapsed.transaction_id)).toMatchObject({ status: 'expired', reason_code: 'EXPIRED' });
+    expect(await w.rows.byId('org_a', settling.transaction_id)).toMatchObject({ status: 'authorized', execution_state: 'settling' });
+    const [e] = await w.store.readStream(`transaction-${lapsed.transaction_id}`, { direction: 'backwards', limit: 1 });
+    expect(e).toMatchObject({ type: 'authorization.rejected', data: { status: 'expired', rejected_by: 'expiry', released: [{ amount_cents: 4_000 }] }, metadata: { actor: 'system:expiry-sweep' } });
+    expect(w.store.rows('commerce_spend')[0]).toMatchObject({ reserved_cents: 3_000 });
+  });
+
+  it('releases only the approved amount of an authorization a reviewer lowered', async () => {
+    const w = commerceWorld();
+    const sut = new ExpireAuthorizationsHandler(w.rows, w.transactions, w.clock);
+    const t = await w.escalated('org_a', 10_000, '2026-11-25T10:10:00.000Z');
+    const row = (await w.rows.byId('org_a', t.transaction_id))!;
+    await w.transactions.save({ transaction_id: t.transaction_id, revision: Number(row.revision) }, [
+      {
+        type: 'authorization.human_approved',
+        data: { ...t, status: 'authorized', approver: 'api_key:key_reviewer', note: null, amount_cents: 6_000, released: [{ cap_key: 'daily:USD:2026-11-25', amount_cents: 4_000 }] },
+        metadata: { actor: 'api_key:key_reviewer' },
+      },
+    ]);
+    expect(w.store.rows('commerce_spend')[0]).toMatchObject({ reserved_cents: 6_000 });
+    w.clock.advance(15 * 60_000);
+    expect(await sut.execute(new ExpireAuthorizationsCommand())).toBe(1);
+    expect(w.store.rows('commerce_spend')[0]).toMatchObject({ reserved_cents: 0 });
+    expect(await w.rows.byId('org_a', t.transaction_id)).toMatchObject({ status: 'expired' });
+  });
 });

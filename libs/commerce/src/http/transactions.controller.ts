@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { TRANSACTION_STATUSES, TransactionStatus } from '../domain/lifecycle';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { AccessContext, Authenticated, Caller, Throttle } from '@app/access';
@@ -15,7 +16,7 @@ import './commerce.openapi';
 const receiptParams = z.object({ transaction_id: z.string().regex(TRANSACTION_ID_RE, 'must be a transaction id: txn_ followed by 32 hex digits') });
 const instant = z.string().refine((v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}/.test(v), 'must be an ISO-8601 date or date-time');
 const listQuery = z.strictObject({
-  status: z.enum(['initiated', 'evaluating', 'needs_review', 'authorized', 'executed', 'receipt_issued', 'rejected']).optional(),
+  status: z.enum(TRANSACTION_STATUSES as [TransactionStatus, ...TransactionStatus[]]).optional(),
   merchant_id: z.string().min(1).max(128).optional(),
   agent: z.string().min(1).max(256).optional(),
   from: instant.optional(),

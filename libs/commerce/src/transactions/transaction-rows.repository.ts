@@ -63,6 +63,13 @@ export class SqlTransactionRows extends TransactionRows {
   }
 
   dueForExpiry(now: Date, limit: number): Promise<TransactionRow[]> {
-    return this.db.query<TransactionRow>(`SELECT * FROM commerce_transactions WHERE status = 'needs_review' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`, [now.toISOString(), limit]);
+    // Escalated ones, and authorized ones never executed (one being settled is left to its execute).
+    return this.db.query<TransactionRow>(
+      `(SELECT * FROM commerce_transactions WHERE status = 'needs_review' AND expires_at <= $1 ORDER BY expires_at LIMIT $2)
+       UNION ALL
+       (SELECT * FROM commerce_transactions WHERE status = 'authorized' AND expires_at <= $1 AND execution_state IS DISTINCT FROM 'settling' ORDER BY expires_at LIMIT $2)
+       ORDER BY expires_at LIMIT $2`,
+      [now.toISOString(), limit],
+    );
   }
 }

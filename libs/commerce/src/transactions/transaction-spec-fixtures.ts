@@ -27,7 +27,7 @@ class InMemoryTransactionRows extends TransactionRows {
   }
   async dueForExpiry(now: Date, limit: number) {
     return this.all()
-      .filter((r) => r.status === 'needs_review' && Date.parse(String(r.expires_at)) <= now.getTime())
+      .filter((r) => (r.status === 'needs_review' || (r.status === 'authorized' && r.execution_state !== 'settling')) && Date.parse(String(r.expires_at)) <= now.getTime())
       .slice(0, limit);
   }
 }

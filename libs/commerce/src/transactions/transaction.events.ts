@@ -94,6 +94,8 @@ export interface ExecutionFailed extends Base {
   provider: string;
   error_code: string;
   retryable: boolean;
+  /** True when nothing may follow (a decline): the transaction is `declined`. Absent on events before it existed. */
+  final?: boolean;
 }
 
 export interface ReceiptIssued extends Base {

@@ -60,7 +60,7 @@ export const transactionsProjection: InlineProjection = {
       }
       case 'execution.failed': {
         const x = e.data as ExecutionFailed;
-        return [{ op: 'update', table: 'commerce_transactions', key, set: { execution_state: x.retryable ? 'failed' : 'declined', ...touched } }];
+        return [{ op: 'update', table: 'commerce_transactions', key, set: { status: d.status, execution_state: x.retryable ? 'failed' : 'declined', ...touched } }];
       }
       case 'execution.succeeded': {
         const x = e.data as ExecutionSucceeded;

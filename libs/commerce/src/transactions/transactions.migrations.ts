@@ -57,4 +57,9 @@ export const transactionMigrations: Migration[] = [
       ALTER TABLE commerce_spend ADD CONSTRAINT commerce_spend_within_cap CHECK (cap_cents IS NULL OR reserved_cents <= cap_cents);
     `,
   },
+  {
+    // The expiry sweep also finds authorized transactions whose window closed unexecuted.
+    id: 'commerce_004_authorized_due',
+    sql: `CREATE INDEX IF NOT EXISTS commerce_transactions_authorized_due ON commerce_transactions (expires_at) WHERE status = 'authorized';`,
+  },
 ];
