@@ -2,8 +2,9 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import { AccessService } from '@app/access';
 import { canonicalJson } from '@app/crypto';
-import { EventStore, ProjectionHost, SqlDatabase, SqlEventStore } from '@app/event-store';
-import { CertificateImported, certificateStream, LegacyImportService, parseLegacyFile, SigningKeyStore } from '@app/notary';
+import { CommandBus } from '@nestjs/cqrs';
+import { EventStore, ProjectionHost, SqlDatabase } from '@app/event-store';
+import { CertificateImported, certificateStream, ImportLegacyCertificatesCommand, LegacyImportReport, parseLegacyFile } from '@app/notary';
 import { legacyManifest, LegacyManifestFile, legacySigner } from './support/legacy-certificates';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -33,7 +34,7 @@ describe('legacy certificates (e2e)', () => {
   const importLegacy = async (orgId: string, manifests: LegacyManifestFile[]) => {
     const parsed = parseLegacyFile(JSON.stringify(manifests));
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-    return new LegacyImportService(t.app.get(SqlDatabase), t.app.get(SqlEventStore), t.app.get(SigningKeyStore)).import(orgId, parsed.certificates);
+    return t.app.get(CommandBus).execute<ImportLegacyCertificatesCommand, LegacyImportReport>(new ImportLegacyCertificatesCommand(orgId, parsed.certificates));
   };
   const signer = legacySigner();
 

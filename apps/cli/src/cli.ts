@@ -1,7 +1,7 @@
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { AccessService, CreateApiKeyCommand, CreateOrganizationCommand, KeyMode, parseScopes, RevokeApiKeyCommand, Scope, SCOPES } from '@app/access';
 import { AppError } from '@app/core';
-import { LegacyCertificate, LegacyImportService, parseLegacyFile, SigningKeyStore } from '@app/notary';
+import { ImportLegacyCertificatesCommand, LegacyCertificate, LegacyImportReport, parseLegacyFile, RevokeSigningKeyCommand, RotateSigningKeyCommand, SigningKeyStore } from '@app/notary';
 
 /**
  * The admin CLI's commands, without any I/O of its own: `parseCommand` turns argv into a
@@ -208,10 +208,11 @@ export interface CliServices {
   /** The access queries (organizations, key lists). */
   access: AccessService;
   dispatch: Dispatch;
-  /** Opened only by the signing-key commands (they need KEY_ENCRYPTION_KEY). */
+  /**
+   * Opened only by the signing-key commands and the legacy import (they need KEY_ENCRYPTION_KEY):
+   * the ring, its first key created if there is none, checked against the key-encryption key.
+   */
   signingKeys(): Promise<SigningKeyStore>;
-  /** The legacy import (it registers legacy keys, so it opens the signing keys too). */
-  legacyImport(): Promise<LegacyImportService>;
 }
 
 export async function runCommand(cmd: RunnableCommand, services: CliServices): Promise<object> {
@@ -219,17 +220,18 @@ export async function runCommand(cmd: RunnableCommand, services: CliServices): P
   switch (cmd.command) {
     case 'certificates:import-legacy': {
       if (!(await access.getOrganization(cmd.orgId))) throw new AppError('not_found', `organization ${cmd.orgId} not found`, 404);
-      return { file: cmd.file, ...(await (await services.legacyImport()).import(cmd.orgId, cmd.certificates)) };
+      await services.signingKeys();
+      return { file: cmd.file, ...(await services.dispatch<LegacyImportReport>(new ImportLegacyCertificatesCommand(cmd.orgId, cmd.certificates))) };
     }
     case 'signing-keys:list':
       return { keys: (await services.signingKeys()).current.list() };
     case 'signing-keys:rotate':
-      return (await services.signingKeys()).rotate();
-    case 'signing-keys:revoke': {
-      const keys = await services.signingKeys();
-      if (!keys.current.get(cmd.keyId)) throw new AppError('not_found', `signing key ${cmd.keyId} not found`, 404);
-      return keys.revoke(cmd.keyId);
-    }
+      await services.signingKeys();
+      return services.dispatch<object>(new RotateSigningKeyCommand());
+    case 'signing-keys:revoke':
+      // An unknown key is refused with not_found by the ring's decision.
+      await services.signingKeys();
+      return services.dispatch<object>(new RevokeSigningKeyCommand(cmd.keyId));
     case 'orgs:create':
       return services.dispatch<object>(new CreateOrganizationCommand(cmd.name));
     case 'keys:create': {

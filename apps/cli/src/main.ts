@@ -14,7 +14,21 @@ import {
 } from '@app/access';
 import { AppConfig, AppError, ConfigError, DomainError, errorBody, loadConfig, resolveKeyEncryptionKey } from '@app/core';
 import { DataDirInUse, openEventStore, OpenedEventStore } from '@app/event-store';
-import { certificateMigrations, creditMigrations, LegacyImportService, notaryProjections, SigningKeyStore, signingKeyMigrations } from '@app/notary';
+import {
+  certificateMigrations,
+  CertificateRepository,
+  creditMigrations,
+  ImportLegacyCertificatesCommand,
+  ImportLegacyCertificatesHandler,
+  notaryProjections,
+  RevokeSigningKeyCommand,
+  RevokeSigningKeyHandler,
+  RotateSigningKeyCommand,
+  RotateSigningKeyHandler,
+  SigningKeyRepository,
+  SigningKeyStore,
+  signingKeyMigrations,
+} from '@app/notary';
 import { CliError, Dispatch, legacyCertificatesFrom, parseCommand, RunnableCommand, runCommand, USAGE } from './cli';
 
 /**
@@ -85,15 +99,18 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     let signingKeys: SigningKeyStore | null = null;
-    const openSigningKeys = async () => {
-      let kek: Buffer;
+    const keyEncryptionKey = () => {
       try {
-        kek = resolveKeyEncryptionKey(config);
+        return resolveKeyEncryptionKey(config);
       } catch (err) {
         if (err instanceof ConfigError) throw new CliError('invalid_configuration', err.message, 1);
         throw err;
       }
-      signingKeys = new SigningKeyStore(opened.db, opened.store, kek);
+    };
+    const keyRepository = SigningKeyRepository.on(opened.db, opened.store);
+    const openSigningKeys = async () => {
+      if (signingKeys) return signingKeys;
+      signingKeys = new SigningKeyStore(keyRepository, keyEncryptionKey());
       await signingKeys.start();
       return signingKeys;
     };
@@ -104,6 +121,9 @@ async function main(argv: string[]): Promise<number> {
       [CreateOrganizationCommand, async () => new CreateOrganizationHandler(organizations)],
       [CreateApiKeyCommand, async () => new CreateApiKeyHandler(organizations)],
       [RevokeApiKeyCommand, async () => new RevokeApiKeyHandler(organizations, reads)],
+      [RotateSigningKeyCommand, async () => new RotateSigningKeyHandler(keyRepository, keyEncryptionKey())],
+      [RevokeSigningKeyCommand, async () => new RevokeSigningKeyHandler(keyRepository, keyEncryptionKey())],
+      [ImportLegacyCertificatesCommand, async () => new ImportLegacyCertificatesHandler(keyRepository, new CertificateRepository(opened.store), opened.store, keyEncryptionKey())],
     ]);
     const dispatch: Dispatch = async <R>(command: object) => {
       const handler = handlers.get(command.constructor);
@@ -114,7 +134,6 @@ async function main(argv: string[]): Promise<number> {
       access: new AccessService(reads, opened.store),
       dispatch,
       signingKeys: openSigningKeys,
-      legacyImport: async () => new LegacyImportService(opened.db, opened.store, await openSigningKeys()),
     }).finally(() => (signingKeys as SigningKeyStore | null)?.stop());
     printJson(result);
     if (cmd.command === 'orgs:create') {

@@ -6,6 +6,7 @@ import { creditMigrations } from '../credits/credits.migrations';
 import { certificateStream, FREE_ISSUANCES } from '../domain/certificate.aggregate';
 import { signingKeyMigrations } from '../signing-keys/signing-keys.migrations';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
+import { SigningKeyRepository } from '../signing-keys/signing-key.repository';
 import { certificateMigrations } from './certificates.migrations';
 import { CertificateService } from './certificate.service';
 import { CertificateReadModel } from './certificate-read-model.repository';
@@ -22,7 +23,7 @@ describe('CertificateRepository: issuance under the paywall, in groups (on the r
   });
   const start = async (migrations = [...signingKeyMigrations, ...certificateMigrations, ...creditMigrations]) => {
     t = await openTestStore(migrations, [certificatesProjection]);
-    keys = new SigningKeyStore(t.db, t.store, kek);
+    keys = new SigningKeyStore(SigningKeyRepository.on(t.db, t.store), kek);
     await keys.start();
     return Object.assign(new CertificateService(new CertificateReadModel(t.db), keys), { issue: issuerOn(t.store, keys) });
   };

@@ -1,6 +1,6 @@
 import { Batcher, DomainError } from '@app/core';
 import { EventStore, ReadModelConstraintViolated } from '@app/event-store';
-import { CertificateEvent, certificateStream, FREE_ISSUANCES } from '../domain/certificate.aggregate';
+import { CertificateEvent, CertificateState, certificateStream, foldCertificate, FREE_ISSUANCES } from '../domain/certificate.aggregate';
 import { ALLOWANCE_CONSTRAINT } from './certificate.projection';
 
 /** A new certificate's stream: its id, its owner and its first event. */
@@ -35,6 +35,17 @@ export class CertificateRepository {
   async saveNew(certificate: NewCertificate): Promise<void> {
     const failure = await this.batches.add(certificate);
     if (failure) throw failure;
+  }
+
+  /** The certificates these ids already name, from their streams (a few at a time). */
+  async loadMany(ids: string[]): Promise<Map<string, CertificateState>> {
+    const found = new Map<string, CertificateState>();
+    for (let i = 0; i < ids.length; i += 16) {
+      const slice = ids.slice(i, i + 16);
+      const states = await Promise.all(slice.map(async (id) => foldCertificate(await this.store.readStream(certificateStream(id)))));
+      states.forEach((state, j) => state && found.set(slice[j], state));
+    }
+    return found;
   }
 
   private async write(batch: NewCertificate[]): Promise<(Error | null)[]> {

@@ -3,6 +3,7 @@ import { openTestStore } from '../../../../test/support/test-store';
 import { creditMigrations } from '../credits/credits.migrations';
 import { signingKeyMigrations } from '../signing-keys/signing-keys.migrations';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
+import { SigningKeyRepository } from '../signing-keys/signing-key.repository';
 import { certificateMigrations } from './certificates.migrations';
 import { CertificateService } from './certificate.service';
 import { CertificateReadModel } from './certificate-read-model.repository';
@@ -22,7 +23,7 @@ describe('CertificateService verification (on the real store)', () => {
   const kek = randomBytes(32);
   const keyStores: SigningKeyStore[] = [];
   const startProcess = async () => {
-    const keys = new SigningKeyStore(t.db, t.store, kek);
+    const keys = new SigningKeyStore(SigningKeyRepository.on(t.db, t.store), kek);
     keyStores.push(keys);
     await keys.start();
     const sut = Object.assign(new CertificateService(new CertificateReadModel(t.db), keys), { issue: issuerOn(t.store, keys) });

@@ -16,7 +16,7 @@ import { CertificatePayload, LEGACY_CERT_SCHEMA_VERSION, SignedManifest, signing
  * The legacy authority signed as we do (DESIGN: "Signing"): Ed25519 over the ASCII lowercase hex
  * SHA-256 of the RFC 8785 bytes of `payload`. Only `payload` is signed, so the outer
  * `schema_version` must repeat the payload's. `public_key` may be left out for a key_id a
- * previous import registered. Pure functions; the I/O is LegacyImportService's.
+ * previous import registered. Pure functions; the I/O is ImportLegacyCertificatesHandler's.
  */
 
 export const MAX_LEGACY_CERTIFICATES_PER_FILE = 10_000;

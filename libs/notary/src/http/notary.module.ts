@@ -12,6 +12,10 @@ import { IssueCertificateController } from '../issue-certificate/issue-certifica
 import { IssueCertificateHandler, NOTARY_CLOCK } from '../issue-certificate/issue-certificate.handler';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
 import { SigningKeysModule } from '../signing-keys/signing-keys.module';
+import { signingKeysProjection } from '../signing-keys/signing-key.projection';
+import { RotateSigningKeyHandler } from '../rotate-signing-key/rotate-signing-key.handler';
+import { RevokeSigningKeyHandler } from '../revoke-signing-key/revoke-signing-key.handler';
+import { ImportLegacyCertificatesHandler } from '../import-legacy-certificates/import-legacy-certificates.handler';
 import { CreditsService } from '../credits/credits.service';
 import { CreditsRepository, CreditTotals } from '../credits/credits.repository';
 import { CheckoutCreditsController } from '../checkout-credits/checkout-credits.controller';
@@ -33,7 +37,7 @@ import { EditRegistryEntryController } from '../edit-registry-entry/edit-registr
 import { EditRegistryEntryHandler } from '../edit-registry-entry/edit-registry-entry.handler';
 
 /** The notary's inline read models, registered with the event store wherever it is opened. */
-export const notaryProjections: InlineProjection[] = [certificatesProjection];
+export const notaryProjections: InlineProjection[] = [certificatesProjection, signingKeysProjection];
 
 /** Certificate issuance, retrieval and verification, and the published signing keys. */
 @Module({})
@@ -60,6 +64,9 @@ export class NotaryModule {
         },
         { provide: NOTARY_CLOCK, useValue: systemClock },
         IssueCertificateHandler,
+        RotateSigningKeyHandler,
+        RevokeSigningKeyHandler,
+        ImportLegacyCertificatesHandler,
         {
           provide: CertificateService,
           useFactory: (readModel: CertificateReadModel, keys: SigningKeyStore) => new CertificateService(readModel, keys),

@@ -21,4 +21,10 @@ export const signingKeyMigrations: Migration[] = [
       );
     `,
   },
+  {
+    id: 'notary_013_signing_key_secrets_unlinked',
+    // The sealed private key is stored before its key's event is appended (the projection writes
+    // signing_keys with the append, and a rebuild empties it), so it may not reference that row.
+    sql: `ALTER TABLE signing_key_secrets DROP CONSTRAINT IF EXISTS signing_key_secrets_key_id_fkey;`,
+  },
 ];

@@ -1,6 +1,7 @@
 import { Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { KEY_ENCRYPTION_KEY } from '@app/core';
-import { SqlDatabase, SqlEventStore } from '@app/event-store';
+import { EventStore, SqlDatabase } from '@app/event-store';
+import { SigningKeyRepository } from './signing-key.repository';
 import { SigningKeyStore } from './signing-key.store';
 
 /**
@@ -10,13 +11,10 @@ import { SigningKeyStore } from './signing-key.store';
  */
 @Module({
   providers: [
-    {
-      provide: SigningKeyStore,
-      useFactory: (db: SqlDatabase, store: SqlEventStore, kek: Buffer) => new SigningKeyStore(db, store, kek),
-      inject: [SqlDatabase, SqlEventStore, KEY_ENCRYPTION_KEY],
-    },
+    { provide: SigningKeyRepository, useFactory: (db: SqlDatabase, store: EventStore) => SigningKeyRepository.on(db, store), inject: [SqlDatabase, EventStore] },
+    { provide: SigningKeyStore, useFactory: (keys: SigningKeyRepository, kek: Buffer) => new SigningKeyStore(keys, kek), inject: [SigningKeyRepository, KEY_ENCRYPTION_KEY] },
   ],
-  exports: [SigningKeyStore],
+  exports: [SigningKeyRepository, SigningKeyStore],
 })
 export class SigningKeysModule implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(SigningKeyStore) private readonly keys: SigningKeyStore) {}

@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { InMemoryEventStore } from '@app/event-store';
+import { SIGNING_KEY_CREATED, SIGNING_KEY_RETIRED, SIGNING_KEYS_STREAM } from '../domain/signing-key-ring.aggregate';
+import { InMemorySigningKeySecrets, SigningKeyRepository } from '../signing-keys/signing-key.repository';
+import { SigningKeyStore } from '../signing-keys/signing-key.store';
+import { RotateSigningKeyCommand } from './rotate-signing-key.command';
+import { RotateSigningKeyHandler } from './rotate-signing-key.handler';
+
+describe('RotateSigningKeyHandler (on the in-memory store)', () => {
+  const kek = randomBytes(32);
+  let store: InMemoryEventStore;
+  let secrets: InMemorySigningKeySecrets;
+  let keys: SigningKeyRepository;
+  let ring: SigningKeyStore;
+  beforeEach(async () => {
+    store = new InMemoryEventStore();
+    secrets = new InMemorySigningKeySecrets();
+    keys = new SigningKeyRepository(store, secrets);
+    ring = new SigningKeyStore(keys, kek);
+    await ring.start();
+  });
+
+  it('retires the active key and activates a new one, public facts in events and rows, the private key sealed beside', async () => {
+    const first = ring.current.active();
+    const at = new Date('2026-03-01T12:00:00.000Z');
+    const result = await new RotateSigningKeyHandler(keys, kek).execute(new RotateSigningKeyCommand(at));
+    expect(result.retired).toMatchObject({ key_id: first.key_id, status: 'retired', retired_at: at.toISOString() });
+    expect(result.activated).toMatchObject({ status: 'active', created_at: at.toISOString() });
+    // This process's ring follows at once, and signs with the new key.
+    expect(ring.current.active().key_id).toBe(result.activated.key_id);
+    expect(ring.current.sign(Buffer.from('x')).key_id).toBe(result.activated.key_id);
+
+    const events = await store.readStream(SIGNING_KEYS_STREAM);
+    expect(events.map((e) => e.type)).toEqual([SIGNING_KEY_CREATED, SIGNING_KEY_RETIRED, SIGNING_KEY_CREATED]);
+    expect(JSON.stringify(events)).not.toMatch(/private|encrypted|v1\./);
+    expect([...secrets.sealed.keys()].sort()).toEqual([first.key_id, result.activated.key_id].sort());
+    expect(store.rows('signing_keys').map((r) => [r.key_id, r.status])).toEqual(
+      expect.arrayContaining([
+        [first.key_id, 'retired'],
+        [result.activated.key_id, 'active'],
+      ]),
+    );
+  });
+
+  it('decides again when another process changed the ring first, and a lost append leaves no sealed key behind', async () => {
+    const other = new SigningKeyRepository(store, secrets);
+    const state = await keys.load();
+    // Another process rotates between this handler's load and save: the first save loses.
+    const realLoad = keys.load.bind(keys);
+    let loads = 0;
+    jest.spyOn(keys, 'load').mockImplementation(async () => {
+      if (loads++ === 0) {
+        await new RotateSigningKeyHandler(other, kek).execute(new RotateSigningKeyCommand());
+        return state;
+      }
+      return realLoad();
+    });
+    const result = await new RotateSigningKeyHandler(keys, kek).execute(new RotateSigningKeyCommand());
+    expect(loads).toBeGreaterThanOrEqual(2); // the handler loaded again (and this process's ring reloaded)
+    const final = await realLoad();
+    expect(final.keys.filter((k) => k.status === 'active').map((k) => k.key_id)).toEqual([result.activated.key_id]);
+    expect(final.keys).toHaveLength(3);
+    // Exactly the recorded keys have sealed private keys: the losing decision's was discarded.
+    expect([...secrets.sealed.keys()].sort()).toEqual(final.keys.map((k) => k.key_id).sort());
+  });
+});
