@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm start`, `npm run start:worker`, `npm run bench`, `npm run cli`, `npm run sdk:generate`:
+// `npm start`, `npm run start:worker`, `npm run bench`, `npm run cli`, `npm run sdk:generate`, `npm run docs:errors`:
 // build when the sources are newer than the last build (SWC, about a second), then run the requested role in this
 // process. Build output goes to stderr only: stdout belongs to the role (JSON logs, the CLI's
 // JSON result).
@@ -17,6 +17,7 @@ const entries = {
   bench: 'dist/test/bench/main.js',
   cli: 'dist/apps/cli/src/main.js',
   'sdk-generate': 'dist/apps/api/src/openapi/generate-sdk-types.js',
+  'docs-errors': 'dist/apps/api/src/docs/generate-error-docs.js',
   // `npm ci` runs this (the `prepare` script): build everything `npm start` needs, run nothing.
   build: null,
 };

@@ -162,7 +162,7 @@ describe('access (e2e)', () => {
       }
       const limited = await call('GET', '/__access/public', {}, ip);
       expect(limited.statusCode).toBe(429);
-      expect(limited.json()).toEqual({ ok: false, error: 'rate_limited', message: expect.any(String) });
+      expect(limited.json()).toEqual({ ok: false, error: 'rate_limited', message: expect.any(String), retryable: true });
       expect(limited.headers['ratelimit-remaining']).toBe('0');
       expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(Number(limited.headers['ratelimit-reset']));
       // The agent lane has its own, larger bucket on the same IP.

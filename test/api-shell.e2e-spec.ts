@@ -1,4 +1,5 @@
 import { AddressInfo } from 'node:net';
+import { AccessService } from '@app/access';
 import { Lifecycle } from '@app/platform';
 import { EventStore } from '@app/event-store';
 import { ProbeModule } from './support/probe.module';
@@ -51,7 +52,7 @@ describe('service shell (api)', () => {
         const res = await inject({ method, url });
         expect(res.statusCode).toBe(404);
         expect(res.headers['content-type']).toMatch(/^application\/json/);
-        expect(res.json()).toEqual({ ok: false, error: 'not_found', message: expect.any(String) });
+        expect(res.json()).toEqual({ ok: false, error: 'not_found', message: expect.any(String), retryable: false });
       }
     });
 
@@ -60,7 +61,7 @@ describe('service shell (api)', () => {
       for (const payload of bodies) {
         const res = await inject({ method: 'POST', url: '/__probe/echo', headers: { 'content-type': 'application/json' }, payload });
         expect(res.statusCode).toBe(400);
-        expect(res.json()).toMatchObject({ ok: false, error: 'invalid_json' });
+        expect(res.json()).toEqual({ ok: false, error: 'invalid_json', message: expect.any(String), retryable: false });
       }
     });
 
@@ -68,20 +69,54 @@ describe('service shell (api)', () => {
       const payload = JSON.stringify({ name: 'x'.repeat(t.config.BODY_LIMIT_BYTES + 1), count: 1 });
       const res = await inject({ method: 'POST', url: '/__probe/echo', headers: { 'content-type': 'application/json' }, payload });
       expect(res.statusCode).toBe(413);
-      expect(res.json()).toMatchObject({ ok: false, error: 'payload_too_large' });
+      expect(res.json()).toEqual({ ok: false, error: 'payload_too_large', message: expect.any(String), retryable: false });
     });
 
-    it('answers an unsupported content type 415', async () => {
-      const res = await inject({ method: 'POST', url: '/__probe/echo', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
-      expect(res.statusCode).toBe(415);
-      expect(res.json()).toMatchObject({ ok: false, error: 'unsupported_media_type' });
+    it('answers an unsupported content type 415, text/plain with a JSON-looking body and a body without Content-Type too', async () => {
+      for (const headers of [{ 'content-type': 'application/xml' }, { 'content-type': 'text/plain' }, { 'content-type': 'text/plain; charset=utf-8' }, { 'content-type': 'application/x-www-form-urlencoded' }, {}]) {
+        const payload = headers['content-type'] === 'application/xml' ? '<a/>' : '{"name":"a","count":2}';
+        const res = await inject({ method: 'POST', url: '/__probe/echo', headers, payload });
+        expect([headers, res.statusCode]).toEqual([headers, 415]);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        expect(res.json()).toEqual({ ok: false, error: 'unsupported_media_type', message: expect.any(String), retryable: false });
+      }
+      // The same body as JSON is accepted (also with a charset).
+      const json = await inject({ method: 'POST', url: '/__probe/echo', headers: { 'content-type': 'application/json; charset=utf-8' }, payload: '{"name":"a","count":2}' });
+      expect(json.statusCode).toBe(201);
+    });
+
+    it('answers the JSON routes 415 for a JSON-looking text/plain body, before anything runs', async () => {
+      const access = t.app.get(AccessService);
+      const org = await access.createOrganization('content-type');
+      const { key } = await access.createApiKey(org.org_id, { scopes: ['payments:write', 'payments:read', 'certificates:write', 'webhooks:manage', 'approvals:manage'], mode: 'test' });
+      const routes: [string, string, object][] = [
+        ['POST', '/api/cdp/authorize', { agent_id: 'agent_1', merchant_id: 'm_shop', amount_cents: 100, currency: 'USD', purpose: 'test' }],
+        ['POST', '/api/cdp/webhooks/endpoints', { url: 'https://example.com/hook' }],
+        ['POST', '/api/notary/create', { content: 'hello' }],
+        ['POST', '/api/payments/notary-credits-checkout', { credits: 1 }],
+        ['POST', '/v1/registry', { name: 'x' }],
+        ['PUT', '/api/cdp/policies/pol_default', { per_transaction_cents: 100 }],
+        ['POST', `/api/cdp/approvals/auth_${'0'.repeat(32)}/approve`, { note: 'ok' }],
+      ];
+      for (const [method, url, body] of routes) {
+        const res = await inject({
+          method: method as 'POST',
+          url,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain', 'idempotency-key': `ct-${url}` },
+          payload: JSON.stringify(body),
+        });
+        expect([url, res.statusCode, res.json()]).toEqual([url, 415, { ok: false, error: 'unsupported_media_type', message: expect.any(String), retryable: false }]);
+      }
+      // Nothing was created.
+      expect((await inject({ method: 'GET', url: '/api/cdp/webhooks/endpoints', headers: { authorization: `Bearer ${key}` } })).json().items).toEqual([]);
+      expect((await inject({ method: 'GET', url: '/api/cdp/transactions', headers: { authorization: `Bearer ${key}` } })).json().items).toEqual([]);
     });
 
     it('names every invalid field in a validation error', async () => {
       const res = await inject({ method: 'POST', url: '/__probe/echo', payload: { count: 'three', extra: true } });
       expect(res.statusCode).toBe(400);
       const body = res.json();
-      expect(body).toMatchObject({ ok: false, error: 'validation_failed' });
+      expect(body).toMatchObject({ ok: false, error: 'validation_failed', retryable: false });
       expect(body.details.map((d: { field: string }) => d.field).sort()).toEqual(['', 'count', 'name']);
       const missing = await inject({ method: 'POST', url: '/__probe/echo' });
       expect(missing.statusCode).toBe(400);
@@ -97,7 +132,7 @@ describe('service shell (api)', () => {
     it('answers an unexpected failure 500 internal_error without internals or a stack', async () => {
       const res = await inject({ method: 'GET', url: '/__probe/boom' });
       expect(res.statusCode).toBe(500);
-      expect(res.json()).toEqual({ ok: false, error: 'internal_error', message: 'Internal server error' });
+      expect(res.json()).toEqual({ ok: false, error: 'internal_error', message: 'Internal server error', retryable: false });
       expect(res.body).not.toMatch(/hunter2|secret|at .*\.ts|Error:/);
     });
   });
@@ -124,7 +159,7 @@ describe('readiness when a dependency is down', () => {
     try {
       const res = await t.app.inject({ method: 'GET', url: '/readyz' });
       expect(res.statusCode).toBe(503);
-      expect(res.json()).toMatchObject({ ok: false, error: 'not_ready', details: { checks: { store: 'up', redis: 'down' } } });
+      expect(res.json()).toMatchObject({ ok: false, error: 'not_ready', retryable: true, details: { checks: { store: 'up', redis: 'down' } } });
       expect(res.json().message).toMatch(/redis/);
       // Liveness does not depend on Redis.
       expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);

@@ -55,7 +55,7 @@ describe('idempotency (e2e)', () => {
     await post('/__idem/orders', key, { amount_cents: 1000 }, { 'idempotency-key': idem });
     const other = await post('/__idem/orders', key, { amount_cents: 1001 }, { 'idempotency-key': idem });
     expect(other.statusCode).toBe(422);
-    expect(other.json()).toMatchObject({ ok: false, error: 'idempotency_key_reused' });
+    expect(other.json()).toMatchObject({ ok: false, error: 'idempotency_key_reused', retryable: false });
     const elsewhere = await post('/__idem/optional', key, { amount_cents: 1000 }, { 'idempotency-key': idem });
     expect(elsewhere.statusCode).toBe(422);
     expect(elsewhere.json()).toMatchObject({ ok: false, error: 'idempotency_key_reused' });
@@ -130,7 +130,7 @@ describe('idempotency (e2e)', () => {
     const again = await post('/__idem/orders', key, { amount_cents: 404 }, { 'idempotency-key': idem });
     expect([first.statusCode, again.statusCode]).toEqual([404, 404]);
     expect(again.json()).toEqual(first.json());
-    expect(again.json()).toEqual({ ok: false, error: 'not_found', message: 'No such merchant' });
+    expect(again.json()).toEqual({ ok: false, error: 'not_found', message: 'No such merchant', retryable: false });
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(probeRuns.get(orgId)).toBe(1);
   });

@@ -31,11 +31,20 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     forceCloseConnections: 'idle',
     // Per-IP limits need the client's address; behind a proxy it comes from X-Forwarded-For.
     trustProxy: config.TRUST_PROXY,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
   });
+  // JSON is the one request body the API takes (docs/errors.md): any other Content-Type is 415
+  // unsupported_media_type. So Fastify's text/plain parser goes (it handed a route a string: a
+  // JSON-looking text/plain body reached validation as one) and Nest adds none of its own
+  // (`bodyParser: false` below: its urlencoded parser); Fastify's JSON parser stays, refusing
+  // `__proto__` and `constructor.prototype` keys.
+  instance.removeContentTypeParser('text/plain');
   const adapter = new FastifyAdapter(instance as unknown as ConstructorParameters<typeof FastifyAdapter>[0]);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, logger, imports: options.imports, settlementProvider: options.settlementProvider }), adapter, {
     logger: new PinoNestLogger(logger),
     bufferLogs: false,
+    bodyParser: false,
   });
   app.useGlobalFilters(new ErrorEnvelopeFilter());
   const server = app.getHttpAdapter().getInstance();

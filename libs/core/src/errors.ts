@@ -20,6 +20,8 @@ export interface ErrorBody {
   ok: false;
   error: string;
   message: string;
+  /** Whether the same request may succeed later (every HTTP error body has it; libs/http's catalog). */
+  retryable?: boolean;
   details?: unknown;
 }
 

@@ -1,8 +1,8 @@
 import { HttpException } from '@nestjs/common';
-import { AppError, DomainError, errorBody, ErrorBody } from '@app/core';
+import { AppError, DomainError, ErrorBody } from '@app/core';
 import { CanonicalizationError } from '@app/crypto';
 import { EventIdConflict, InvalidAppend, WrongExpectedVersion } from '@app/event-store';
-import { statusOfDomainError } from './error-catalog';
+import { isRetryableError, statusOfDomainError } from './error-catalog';
 
 export interface ErrorResponse {
   status: number;
@@ -29,37 +29,48 @@ const CODE_BY_STATUS: Record<number, [string, string]> = {
   503: ['service_unavailable', 'The service is unavailable'],
 };
 
+/**
+ * The body of every error response: `{ ok: false, error, message, retryable, details? }`, the
+ * flag from the catalog (or, for a code outside it, true for 429 and 503 only).
+ */
+export function errorEnvelope(code: string, message: string, status: number, details?: unknown): ErrorBody {
+  const body: ErrorBody = { ok: false, error: code, message, retryable: isRetryableError(code, status) };
+  if (details !== undefined) body.details = details;
+  return body;
+}
+
 const fromStatus = (status: number, message?: string, details?: unknown): ErrorResponse => {
   const [code, dflt] = CODE_BY_STATUS[status] ?? (status >= 500 ? ['internal_error', 'Internal server error'] : ['bad_request', 'Bad request']);
-  return { status, body: errorBody(code, message ?? dflt, details), headers: {} };
+  return { status, body: errorEnvelope(code, message ?? dflt, status, details), headers: {} };
 };
 
 function fromFastify(status: number, message: string): ErrorResponse {
   if (status === 400 && /JSON|prototype|constructor/i.test(message)) {
-    return { status, body: errorBody('invalid_json', 'The request body is not valid JSON'), headers: {} };
+    return { status, body: errorEnvelope('invalid_json', 'The request body is not valid JSON', status), headers: {} };
   }
   return fromStatus(status);
 }
 
 /**
  * Maps anything thrown while serving a request to the JSON envelope
- * `{ ok: false, error, message, details? }`. Unknown errors become a bare 500: no stack,
+ * `{ ok: false, error, message, retryable, details? }`. Unknown errors become a bare 500: no stack,
  * no internal message reaches the client.
  */
 export function toErrorResponse(err: unknown): ErrorResponse {
   if (err instanceof AppError) {
-    return { status: err.status, body: errorBody(err.code, err.message, err.details), headers: { ...err.headers } };
+    return { status: err.status, body: errorEnvelope(err.code, err.message, err.status, err.details), headers: { ...err.headers } };
   }
   if (err instanceof DomainError) {
     const headers: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'Retry-After': String(err.retryAfterSeconds) } : {};
-    return { status: statusOfDomainError(err.code), body: errorBody(err.code, err.message, err.details), headers };
+    const status = statusOfDomainError(err.code);
+    return { status, body: errorEnvelope(err.code, err.message, status, err.details), headers };
   }
   if (err instanceof WrongExpectedVersion) {
-    return { status: 409, body: errorBody('concurrent_modification', 'The resource was changed concurrently; retry'), headers: {} };
+    return { status: 409, body: errorEnvelope('concurrent_modification', 'The resource was changed concurrently; retry', 409), headers: {} };
   }
-  if (err instanceof EventIdConflict) return { status: 409, body: errorBody(err.code, err.message), headers: {} };
-  if (err instanceof InvalidAppend) return { status: 400, body: errorBody(err.code, err.message), headers: {} };
-  if (err instanceof CanonicalizationError) return { status: 400, body: errorBody('invalid_json', err.message), headers: {} };
+  if (err instanceof EventIdConflict) return { status: 409, body: errorEnvelope(err.code, err.message, 409), headers: {} };
+  if (err instanceof InvalidAppend) return { status: 400, body: errorEnvelope(err.code, err.message, 400), headers: {} };
+  if (err instanceof CanonicalizationError) return { status: 400, body: errorEnvelope('invalid_json', err.message, 400), headers: {} };
   if (err instanceof HttpException) {
     const status = err.getStatus();
     const response = err.getResponse();
@@ -73,6 +84,6 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return fromFastify(fastifyError.statusCode, fastifyError.message ?? '');
   }
-  if (err instanceof SyntaxError) return { status: 400, body: errorBody('invalid_json', 'The request body is not valid JSON'), headers: {} };
+  if (err instanceof SyntaxError) return { status: 400, body: errorEnvelope('invalid_json', 'The request body is not valid JSON', 400), headers: {} };
   return fromStatus(500);
 }

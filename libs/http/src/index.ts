@@ -6,3 +6,4 @@ export * from './request-id';
 export * from './openapi';
 export * from './page-cursor';
 export * from './error-catalog';
+export * from './error-docs';

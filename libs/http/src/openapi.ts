@@ -71,14 +71,16 @@ export function openApiSchemas(): Record<string, JsonSchema> {
 /** The error envelope every failure answers with. */
 export const ERROR_ENVELOPE_SCHEMA: JsonSchema = {
   type: 'object',
-  description: 'Every error: a stable snake_case code (docs/errors.md) and a sentence; `details` for validation failures and some refusals.',
+  description:
+    'Every error: a stable snake_case code (docs/errors.md), a sentence, and whether the same request may succeed later (`retryable`); `details` for validation failures and some refusals.',
   properties: {
     ok: { type: 'boolean', enum: [false] },
     error: { type: 'string' },
     message: { type: 'string' },
+    retryable: { type: 'boolean', description: 'true: the same request may succeed later (429, 503, a transient 409, 502 settlement_failed); false: never retry it unchanged' },
     details: {},
   },
-  required: ['ok', 'error', 'message'],
+  required: ['ok', 'error', 'message', 'retryable'],
 };
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Every failed call surfaces as a SigilError: an HTTP error response (JSON envelope
- * `{ ok: false, error, message, details? }` or plain text), or a network failure (status 0).
+ * `{ ok: false, error, message, retryable, details? }` or plain text), or a network failure (status 0).
  */
 export class SigilError extends Error {
   /** HTTP status; 0 for a network error or timeout. */
@@ -66,7 +66,8 @@ export function errorFromResponse(
   const code = typeof json?.error === 'string' ? json.error : typeof json?.code === 'string' ? json.code : (CODE_BY_STATUS[status] ?? `http_${status}`);
   const text = typeof body === 'string' ? body.trim().slice(0, 500) : '';
   const message = typeof json?.message === 'string' ? json.message : text || `HTTP ${status}`;
-  // The service puts the flag in `details` (e.g. settlement_failed); a top-level one is read too.
+  // Every error body of the service has a top-level `retryable` (docs/errors.md); `details.retryable`
+  // (settlement_failed) is read too, and a body without either (a proxy's) falls back to 429/503.
   const details = typeof json?.details === 'object' && json.details !== null ? (json.details as Record<string, unknown>) : null;
   const flag = typeof json?.retryable === 'boolean' ? json.retryable : typeof details?.retryable === 'boolean' ? details.retryable : undefined;
   const retryable = flag ?? (status === 429 || status === 503);

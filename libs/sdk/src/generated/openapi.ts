@@ -1525,12 +1525,14 @@ export interface components {
             /** @enum {string} */
             status: "pending";
         };
-        /** @description Every error: a stable snake_case code (docs/errors.md) and a sentence; `details` for validation failures and some refusals. */
+        /** @description Every error: a stable snake_case code (docs/errors.md), a sentence, and whether the same request may succeed later (`retryable`); `details` for validation failures and some refusals. */
         ErrorEnvelope: {
             /** @enum {boolean} */
             ok: false;
             error: string;
             message: string;
+            /** @description true: the same request may succeed later (429, 503, a transient 409, 502 settlement_failed); false: never retry it unchanged */
+            retryable: boolean;
             details?: unknown;
         };
     };
