@@ -67,12 +67,19 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // busy Redis) before it closes the HTTP server, which would keep accepting new requests all that
   // time. So a close stops accepting first; in-flight requests finish, and fastify's own close
   // later tolerates the listener being gone already.
-  const closeApp = app.close.bind(app);
-  app.close = async () => {
-    lifecycle.startDraining();
-    if (server.server.listening) server.server.close();
-    return closeApp();
-  };
+  // (Nest hands out the application behind a Proxy whose `set` trap drops assignments, so the
+  // method is replaced with defineProperty, which the Proxy passes through to the application.)
+  // The prototype's own close: the Proxy's `app.close` looks the method up again at each call.
+  const nestClose = (Object.getPrototypeOf(app) as { close: () => Promise<void> }).close;
+  const closeApp = () => nestClose.call(app);
+  Object.defineProperty(app, 'close', {
+    configurable: true,
+    value: async () => {
+      lifecycle.startDraining();
+      if (server.server.listening) server.server.close();
+      return closeApp();
+    },
+  });
 
   const document = completeOpenApiDocument(
     SwaggerModule.createDocument(
