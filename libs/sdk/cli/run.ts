@@ -16,7 +16,8 @@ export const USAGE = `usage: sigil <command> [options]
       with a file and --keys; a certificate id, or no --keys, asks the service (--base-url).
       --artifact also checks that file's hash against the certified dataset_hash.
   sigil receipt verify <receipt.json> [--keys keys.json] [--base-url URL]
-      Checks a payment receipt (payment_receipt.v1) or decision record (payment_decision.v1).
+      Checks a payment receipt (payment_receipt.v1), a decision record (payment_decision.v1) with
+      every signed human review it carries, or one review (payment_review.v1).
   sigil timeline verify <transaction-id | timeline.json> [--base-url URL --api-key KEY]
                         [--receipt receipt.json] [--keys keys.json]
       Recomputes a transaction's hash chain; with its receipt, checks the receipt and that it
@@ -119,10 +120,18 @@ async function receiptCommand(argv: string[], io: CliIo): Promise<Outcome> {
   const p = parseArgs(rest, [...COMMON, 'keys', 'base-url']);
   const file = one(p, 'receipt file');
   const receipt = unwrapReceipt(await readJson(file, 'receipt'));
-  const r = verifyReceipt(receipt, await keysFrom(p, io, 'the signing keys are needed: give --keys keys.json to stay offline'));
-  const what = `${r.schema_version ?? 'record'}${r.receipt_hash ? ` ${r.receipt_hash}` : ''}`;
-  const line = r.valid ? `valid: ${what} signed by key ${r.key_id} (${r.key_status}), ${r.issued_at}` : `invalid: ${r.reason}: ${what}`;
-  return { valid: r.valid, lines: [line, ...warningsOf(r.warnings)], json: { ...r } };
+  const keys = await keysFrom(p, io, 'the signing keys are needed: give --keys keys.json to stay offline');
+  const describe = (r: ReturnType<typeof verifyReceipt>) => {
+    const what = `${r.schema_version ?? 'record'}${r.receipt_hash ? ` ${r.receipt_hash}` : ''}`;
+    return r.valid ? `valid: ${what} signed by key ${r.key_id} (${r.key_status}), ${r.issued_at}` : `invalid: ${r.reason}: ${what}`;
+  };
+  const r = verifyReceipt(receipt, keys);
+  // A decision document carries every person's signed review of it: each must verify too.
+  const reviewDocs = typeof receipt === 'object' && receipt !== null && Array.isArray((receipt as { reviews?: unknown }).reviews) ? (receipt as { reviews: unknown[] }).reviews : [];
+  const reviews = reviewDocs.map((doc) => verifyReceipt(doc, keys));
+  const valid = r.valid && reviews.every((x) => x.valid);
+  const lines = [describe(r), ...warningsOf(r.warnings), ...reviews.flatMap((x, i) => [`review ${i + 1}: ${describe(x)}`, ...warningsOf(x.warnings)])];
+  return { valid, lines, json: { ...r, valid, ...(reviewDocs.length ? { reviews } : {}) } };
 }
 
 async function timelineCommand(argv: string[], io: CliIo): Promise<Outcome> {

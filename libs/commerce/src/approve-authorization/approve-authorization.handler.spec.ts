@@ -1,12 +1,13 @@
 import { DomainError } from '@app/core';
-import { commerceWorld } from '../transactions/transaction-spec-fixtures';
+import { verifyRecord } from '../receipts/signed-record';
+import { commerceWorld, specSignatureCheck } from '../transactions/transaction-spec-fixtures';
 import { ApproveAuthorizationCommand } from './approve-authorization.command';
 import { ApproveAuthorizationHandler } from './approve-authorization.handler';
 
 describe('ApproveAuthorizationHandler (Transaction aggregate on the in-memory store)', () => {
   const setup = () => {
     const w = commerceWorld();
-    return { ...w, sut: new ApproveAuthorizationHandler(w.rows, w.transactions, w.clock) };
+    return { ...w, sut: new ApproveAuthorizationHandler(w.rows, w.transactions, w.clock, w.authority) };
   };
   const approve = (org: string, auth: string, amount?: number) => new ApproveAuthorizationCommand(org, auth, 'api_key:key_reviewer', amount, 'ok');
 
@@ -22,6 +23,13 @@ describe('ApproveAuthorizationHandler (Transaction aggregate on the in-memory st
       metadata: { actor: 'api_key:key_reviewer', correlation_id: t.transaction_id },
     });
     expect(store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 20_000, cap_cents: 100_000 }]);
+    const [escalation] = await store.readStream(`transaction-${t.transaction_id}`, { fromRevision: 1, limit: 1 });
+    const record = (e.data as { review_record: unknown }).review_record;
+    expect(record).toMatchObject({
+      schema_version: 'payment_review.v1',
+      payload: { review: 'approved', reviewer: { key_id: 'key_reviewer' }, note: 'ok', requested_amount_cents: 30_000, approved_amount_cents: 20_000, decided_event_hash: escalation.hash },
+    });
+    expect(verifyRecord(record, specSignatureCheck)).toMatchObject({ valid: true });
   });
 
   it('refuses a raise, another organization, and a second decision; each records nothing', async () => {

@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Clock } from '@app/core';
+import { CommerceAuthority } from '../authorize-payment/commerce-authority';
 import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
 import { decideReview } from '../transactions/decide-review';
 import { TransactionRepository } from '../transactions/transaction.repository';
@@ -14,6 +15,7 @@ export class ApproveAuthorizationHandler implements ICommandHandler<ApproveAutho
     readonly rows: TransactionRows,
     readonly transactions: TransactionRepository,
     @Inject(COMMERCE_CLOCK) readonly clock: Clock,
+    readonly authority: CommerceAuthority,
   ) {}
 
   execute(cmd: ApproveAuthorizationCommand): Promise<TransactionRow> {

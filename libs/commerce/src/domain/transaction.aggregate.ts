@@ -60,11 +60,22 @@ const base = (s: TransactionState) => ({ transaction_id: s.transaction_id, autho
 
 export type ReviewAction = { kind: 'approve'; amount_cents?: number; note: string | null } | { kind: 'reject'; note: string | null };
 
+/** What a person's review is signed with: the hash of the timeline event it decided, the issuer and the signer. */
+export interface ReviewContext {
+  decidedEventHash: string;
+  issuer: string;
+  /** Signs the payment_review.v1 payload (the service's active key). */
+  signReview: (payload: Record<string, unknown>) => unknown;
+}
+
+/** A reviewer's identity as recorded: the actor, its key id, and the person's name (none until the console names people). */
+export const reviewerOf = (actor: string) => ({ actor, key_id: actor.startsWith('api_key:') ? actor.slice('api_key:'.length) : null, name: null });
+
 /**
  * A reviewer's decision on an escalated authorization. Past its window the decision is never
  * recorded as a human one: the expiry is (`events`), and the caller is refused (`refusal`).
  */
-export function reviewAuthorization(s: TransactionState, action: ReviewAction, actor: string, now: Date): { events: TransactionEvent[]; refusal?: DomainError } {
+export function reviewAuthorization(s: TransactionState, action: ReviewAction, actor: string, now: Date, ctx: ReviewContext): { events: TransactionEvent[]; refusal?: DomainError } {
   if (s.status !== 'needs_review') {
     throw new DomainError('authorization_not_pending', `authorization ${s.authorization_id} is ${s.status}, not awaiting review`, { status: s.status });
   }
@@ -79,6 +90,19 @@ export function reviewAuthorization(s: TransactionState, action: ReviewAction, a
     throw new DomainError('approval_amount_exceeds_request', `an approval may lower the amount, not raise it above ${amount}`, [{ field: 'amount_cents', message: `must be at most ${amount}` }]);
   }
   const metadata = { actor, correlation_id: s.transaction_id };
+  // The review is evidence: signed, naming the reviewer, the note, the amount and the event it decided.
+  const reviewRecord = (review: 'approved' | 'rejected', approved: number | null) =>
+    ctx.signReview({
+      ...base(s),
+      review,
+      reviewer: reviewerOf(actor),
+      note: action.note,
+      requested_amount_cents: amount,
+      approved_amount_cents: approved,
+      decided_event_hash: ctx.decidedEventHash,
+      issuer: ctx.issuer,
+      reviewed_at: now.toISOString(),
+    });
   if (action.kind === 'approve') {
     const approved = action.amount_cents ?? amount;
     const data = {
@@ -88,10 +112,11 @@ export function reviewAuthorization(s: TransactionState, action: ReviewAction, a
       note: action.note,
       amount_cents: approved,
       released: s.reservations.filter(() => approved < amount).map((r) => ({ cap_key: r.cap_key, amount_cents: amount - approved })),
+      review_record: reviewRecord('approved', approved),
     };
     return { events: [{ type: 'authorization.human_approved', data, metadata }] };
   }
-  const data = rejection(s, 'REJECTED_BY_REVIEWER', 'human', { approver: actor, note: action.note });
+  const data = rejection(s, 'REJECTED_BY_REVIEWER', 'human', { approver: actor, note: action.note, review_record: reviewRecord('rejected', null) });
   return { events: [{ type: 'authorization.rejected', data, metadata }] };
 }
 

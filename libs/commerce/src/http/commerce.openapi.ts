@@ -118,8 +118,32 @@ export const paymentDecisionRecordSchema = apiOutput(
       }),
       record_hash: hashTagged().describe('SHA-256 of the RFC 8785 bytes of payload'),
       signature: recordSignature,
+      reviews: z
+        .array(
+          z
+            .object({
+              schema_version: z.literal('payment_review.v1'),
+              payload: z.object({
+                transaction_id: z.string(),
+                authorization_id: z.string(),
+                organization_id: z.string(),
+                review: z.enum(['approved', 'rejected']),
+                reviewer: z.object({ actor: z.string(), key_id: z.string().nullable(), name: z.string().nullable() }),
+                note: z.string().nullable(),
+                requested_amount_cents: z.number().int(),
+                approved_amount_cents: z.number().int().nullable(),
+                decided_event_hash: z.string().describe('hash of the timeline event the review decided (the escalation)'),
+                issuer: z.string(),
+                reviewed_at: z.string(),
+              }),
+              record_hash: hashTagged().describe('SHA-256 of the RFC 8785 bytes of payload'),
+              signature: recordSignature,
+            })
+            .describe("A person's signed review of an escalated authorization"),
+        )
+        .describe('Every human review of this authorization, in order (empty when none); each verifies like the decision record'),
     })
-    .describe('The signed record of a decision, refusals included'),
+    .describe('The signed record of the policy decision, refusals included, with every signed human review'),
 );
 
 export const executionResultSchema = apiOutput(

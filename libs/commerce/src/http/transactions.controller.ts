@@ -75,7 +75,7 @@ export class TransactionsController {
 
   @Get('transactions/:id/decision')
   @Authenticated('payments:read')
-  @ApiOperation({ operationId: 'getDecisionRecord', summary: 'The signed record of the decision (payment_decision.v1), refusals included' })
+  @ApiOperation({ operationId: 'getDecisionRecord', summary: 'The signed record of the decision (payment_decision.v1), refusals included, with every signed human review (payment_review.v1)' })
   @ApiPathParams(txParams)
   @ApiJsonResponse(200, 'PaymentDecisionRecord')
   decision(@Caller() caller: AccessContext, @Param(new ZodPipe(txParams, 'params')) p: z.infer<typeof txParams>) {

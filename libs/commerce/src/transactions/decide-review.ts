@@ -1,6 +1,8 @@
 import { Clock, DomainError } from '@app/core';
 import { WrongExpectedVersion } from '@app/event-store';
 import { reviewAuthorization, ReviewAction, transactionFromRow } from '../domain/transaction.aggregate';
+import type { CommerceAuthority } from '../authorize-payment/commerce-authority';
+import { REVIEW_SCHEMA, signRecord } from '../receipts/signed-record';
 import type { TransactionRepository } from './transaction.repository';
 import type { TransactionRows } from './transaction-rows.repository';
 import type { TransactionRow } from './transaction-row';
@@ -11,14 +13,20 @@ import type { TransactionRow } from './transaction-row';
  * gets authorization_not_pending with the state it lost to.
  */
 export async function decideReview(
-  deps: { rows: TransactionRows; transactions: TransactionRepository; clock: Clock },
+  deps: { rows: TransactionRows; transactions: TransactionRepository; clock: Clock; authority: CommerceAuthority },
   cmd: { orgId: string; authorizationId: string; action: ReviewAction; actor: string },
 ): Promise<TransactionRow> {
   const notFound = () => new DomainError('not_found', `authorization ${cmd.authorizationId} not found`);
   const row = await deps.rows.byAuthorization(cmd.orgId, cmd.authorizationId);
   if (!row) throw notFound();
   const state = transactionFromRow(row);
-  const { events, refusal } = reviewAuthorization(state, cmd.action, cmd.actor, deps.clock.now());
+  // The event this review decides: the stream's last at the revision it was loaded at.
+  const decided = state.status === 'needs_review' ? await deps.transactions.eventAt(state.transaction_id, state.revision) : null;
+  const { events, refusal } = reviewAuthorization(state, cmd.action, cmd.actor, deps.clock.now(), {
+    decidedEventHash: decided?.hash ?? '',
+    issuer: deps.authority.issuer,
+    signReview: (payload) => signRecord(REVIEW_SCHEMA, payload, deps.authority.sign),
+  });
   try {
     await deps.transactions.save(state, events);
   } catch (err) {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import { fixedClock } from '@app/core';
 import { InMemoryEventStore } from '@app/event-store';
 import { transactionsProjection } from './transaction.projection';
@@ -31,6 +31,12 @@ class InMemoryTransactionRows extends TransactionRows {
       .slice(0, limit);
   }
 }
+
+const authorityKeys = generateKeyPairSync('ed25519');
+/** The service's signing authority in specs (key-1), and a check of its signatures for verifyRecord. */
+export const specAuthority = { issuer: 'sigil.test', liveProvider: false, sign: (m: Uint8Array) => ({ key_id: 'key-1', signature: sign(null, m, authorityKeys.privateKey) }) };
+export const specSignatureCheck = (keyId: string, message: Uint8Array, signature: Uint8Array) =>
+  keyId === 'key-1' && verify(null, message, authorityKeys.publicKey, signature) ? { valid: true as const } : { valid: false as const, reason: 'signature_invalid' as const };
 
 /** An in-memory commerce world: the store with the transactions projection, its rows, a fixed clock. */
 export function commerceWorld(at = '2026-11-25T10:00:00.000Z') {
@@ -69,5 +75,5 @@ export function commerceWorld(at = '2026-11-25T10:00:00.000Z') {
     ]);
     return ids;
   };
-  return { clock, store, rows, transactions, escalated, authorized, deps: { rows, transactions, clock } };
+  return { clock, store, rows, transactions, escalated, authorized, authority: specAuthority, deps: { rows, transactions, clock, authority: specAuthority } };
 }

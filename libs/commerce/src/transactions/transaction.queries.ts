@@ -124,11 +124,15 @@ export class TransactionQueries {
     };
   }
 
-  /** The signed record of the decision (payment_decision.v1), for blocked decisions too. */
-  async decisionRecord(orgId: string, transactionId: string): Promise<SignedRecord> {
+  /**
+   * The signed record of the policy's decision (payment_decision.v1), for blocked decisions too,
+   * with every person's signed review of it (payment_review.v1) in timeline order.
+   */
+  async decisionRecord(orgId: string, transactionId: string): Promise<SignedRecord & { reviews: SignedRecord[] }> {
     await this.owned(orgId, transactionId);
-    const [, decided] = await this.store.readStream(transactionStream(transactionId), { limit: 2 });
-    return (decided.data as AuthorizationDecided).decision_record;
+    const [, decided, ...rest] = await this.store.readStream(transactionStream(transactionId));
+    const reviews = rest.map((e) => (e.data as { review_record?: SignedRecord }).review_record).filter((r): r is SignedRecord => r !== undefined);
+    return { ...(decided.data as AuthorizationDecided).decision_record, reviews };
   }
 
   async receipt(orgId: string, transactionId: string): Promise<SignedRecord> {

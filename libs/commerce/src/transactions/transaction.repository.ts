@@ -33,6 +33,11 @@ export class TransactionRepository {
     return this.store.append(transactionStream(state.transaction_id), events, { expectedRevision: state.revision });
   }
 
+  /** The event at one revision of the transaction's stream. */
+  async eventAt(transactionId: string, revision: number) {
+    return (await this.store.readStream(transactionStream(transactionId), { fromRevision: revision, limit: 1 }))[0] ?? null;
+  }
+
   /** The stream's last event (a receipt, or the success a receipt is still owed for). */
   async lastEvent(transactionId: string) {
     return (await this.store.readStream(transactionStream(transactionId), { direction: 'backwards', limit: 1 }))[0] ?? null;

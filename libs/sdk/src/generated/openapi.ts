@@ -677,7 +677,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed record of the decision (payment_decision.v1), refusals included */
+        /** The signed record of the decision (payment_decision.v1), refusals included, with every signed human review (payment_review.v1) */
         get: operations["getDecisionRecord"];
         put?: never;
         post?: never;
@@ -807,7 +807,7 @@ export interface components {
             /** @enum {string|null} */
             reason_code: "AMOUNT_EXCEEDS_LIMIT" | "MERCHANT_BLOCKED" | "PURPOSE_NOT_PERMITTED" | "EXPIRED" | "SPEND_CAP_EXCEEDED" | "POLICY_NOT_FOUND" | "REVIEW_REQUIRED" | null;
             /** @enum {string} */
-            status: "initiated" | "evaluating" | "needs_review" | "authorized" | "executed" | "receipt_issued" | "rejected";
+            status: "initiated" | "evaluating" | "needs_review" | "authorized" | "executed" | "receipt_issued" | "rejected" | "declined" | "expired";
             created_at: string;
             expires_at: string;
         };
@@ -982,7 +982,7 @@ export interface components {
             /** @description base64url, no padding */
             value: string;
         };
-        /** @description The signed record of a decision, refusals included */
+        /** @description The signed record of the policy decision, refusals included, with every signed human review */
         PaymentDecisionRecord: {
             /** @enum {string} */
             schema_version: "payment_decision.v1";
@@ -1004,6 +1004,33 @@ export interface components {
             /** @description SHA-256 of the RFC 8785 bytes of payload */
             record_hash: string;
             signature: components["schemas"]["RecordSignature"];
+            /** @description Every human review of this authorization, in order (empty when none); each verifies like the decision record */
+            reviews: {
+                /** @enum {string} */
+                schema_version: "payment_review.v1";
+                payload: {
+                    transaction_id: string;
+                    authorization_id: string;
+                    organization_id: string;
+                    /** @enum {string} */
+                    review: "approved" | "rejected";
+                    reviewer: {
+                        actor: string;
+                        key_id: string | null;
+                        name: string | null;
+                    };
+                    note: string | null;
+                    requested_amount_cents: number;
+                    approved_amount_cents: number | null;
+                    /** @description hash of the timeline event the review decided (the escalation) */
+                    decided_event_hash: string;
+                    issuer: string;
+                    reviewed_at: string;
+                };
+                /** @description SHA-256 of the RFC 8785 bytes of payload */
+                record_hash: string;
+                signature: components["schemas"]["RecordSignature"];
+            }[];
         };
         /** @description A signed payment receipt: verify offline against /.well-known/signing-keys.json */
         PaymentReceipt: {
@@ -1246,7 +1273,7 @@ export interface components {
                 id: string;
             };
             /** @enum {string} */
-            status: "initiated" | "evaluating" | "needs_review" | "authorized" | "executed" | "receipt_issued" | "rejected";
+            status: "initiated" | "evaluating" | "needs_review" | "authorized" | "executed" | "receipt_issued" | "rejected" | "declined" | "expired";
             metadata: {
                 [key: string]: unknown;
             };
@@ -1273,7 +1300,7 @@ export interface components {
             transaction_id: string;
             authorization_id: string;
             /** @enum {string} */
-            status: "initiated" | "evaluating" | "needs_review" | "authorized" | "executed" | "receipt_issued" | "rejected";
+            status: "initiated" | "evaluating" | "needs_review" | "authorized" | "executed" | "receipt_issued" | "rejected" | "declined" | "expired";
             /** @enum {string} */
             decision: "authorized" | "blocked" | "needs_review";
             /** @enum {string|null} */
@@ -2271,7 +2298,10 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1..255 printable ASCII characters; the same key and body within 24 h replays the first response */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2430,7 +2460,10 @@ export interface operations {
     testWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1..255 printable ASCII characters; the same key and body within 24 h replays the first response */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -2463,7 +2496,10 @@ export interface operations {
             query: {
                 since: string;
             };
-            header?: never;
+            header?: {
+                /** @description 1..255 printable ASCII characters; the same key and body within 24 h replays the first response */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -2560,7 +2596,10 @@ export interface operations {
     redeliverWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1..255 printable ASCII characters; the same key and body within 24 h replays the first response */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -2825,7 +2864,7 @@ export interface operations {
     listTransactions: {
         parameters: {
             query?: {
-                status?: "initiated" | "evaluating" | "needs_review" | "authorized" | "executed" | "receipt_issued" | "rejected";
+                status?: "initiated" | "evaluating" | "needs_review" | "authorized" | "executed" | "receipt_issued" | "rejected" | "declined" | "expired";
                 merchant_id?: string;
                 agent?: string;
                 from?: string;

@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AccessService } from '@app/access';
+import { verifyReceipt } from '@app/sdk';
+import { startTestApp, TestApp } from './support/test-app';
+
+const ROOT = join(__dirname, '..');
+
+/** `node scripts/sigil.js …` (what `npx sigil` runs), offline: no service URL is given. */
+function sigil(args: string[]): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/sigil.js'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout }));
+  });
+}
+
+/**
+ * A person's decision is evidence: approving or rejecting an escalated authorization records a
+ * signed payment_review.v1 naming the reviewer, the note, the amount, the time and the hash of the
+ * timeline event it decided. GET …/decision serves it beside the policy's record, and the SDK and
+ * `sigil receipt verify` check it offline.
+ */
+describe('signed human reviews (e2e)', () => {
+  let t: TestApp;
+  let dir: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMITS: 'off' });
+    dir = mkdtempSync(join(tmpdir(), 'sigil-reviews-'));
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, key: string, payload?: unknown) =>
+    t.app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }), headers: { authorization: `Bearer ${key}` } });
+
+  const escalated = async () => {
+    const access = t.app.get(AccessService);
+    const org = await access.createOrganization('reviews');
+    const agent = await access.createApiKey(org.org_id, { scopes: ['payments:write', 'payments:read'], mode: 'test' });
+    const reviewer = await access.createApiKey(org.org_id, { scopes: ['approvals:manage', 'payments:read'], mode: 'test' });
+    expect((await call('PUT', '/api/cdp/policies/default', agent.key, { limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 20_000 } } })).statusCode).toBe(200);
+    const d = (
+      await call('POST', '/api/cdp/authorize', agent.key, { amount_cents: 30_000, currency: 'USD', merchant_id: 'm_hotel', purpose_tag: 'travel', expiration_iso: new Date(Date.now() + 3600_000).toISOString() })
+    ).json();
+    expect(d.decision).toBe('needs_review');
+    return { agent, reviewer, d };
+  };
+
+  it('an approval is a signed review bound to the escalation it decided; the SDK verifies it and catches an edited one', async () => {
+    const { agent, reviewer, d } = await escalated();
+    expect((await call('POST', `/api/cdp/approvals/${d.authorization_id}/approve`, reviewer.key, { note: 'within travel budget', amount_cents: 25_000 })).statusCode).toBe(200);
+
+    const doc = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/decision`, agent.key)).json();
+    expect(doc).toMatchObject({ schema_version: 'payment_decision.v1', payload: { decision: 'needs_review' } });
+    expect(doc.reviews).toHaveLength(1);
+    const timeline = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/events`, agent.key)).json();
+    const escalation = timeline.events.find((e: { event_type: string }) => e.event_type === 'authorization.escalated');
+    const [review] = doc.reviews;
+    expect(review).toMatchObject({
+      schema_version: 'payment_review.v1',
+      record_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      payload: {
+        transaction_id: d.transaction_id,
+        authorization_id: d.authorization_id,
+        review: 'approved',
+        reviewer: { actor: `api_key:${reviewer.key_id}`, key_id: reviewer.key_id, name: null },
+        note: 'within travel budget',
+        requested_amount_cents: 30_000,
+        approved_amount_cents: 25_000,
+        decided_event_hash: escalation.hash,
+        reviewed_at: expect.any(String),
+      },
+    });
+
+    const keys = (await t.app.inject({ method: 'GET', url: '/.well-known/signing-keys.json' })).json();
+    expect(verifyReceipt(doc, keys)).toMatchObject({ valid: true });
+    expect(verifyReceipt(review, keys)).toMatchObject({ valid: true, schema_version: 'payment_review.v1' });
+    const edited = { ...review, payload: { ...review.payload, approved_amount_cents: 30_000 } };
+    expect(verifyReceipt(edited, keys)).toMatchObject({ valid: false, reason: 'receipt_hash_mismatch' });
+
+    // The same, offline with the CLI: the decision with its review, then one with an edited review.
+    writeFileSync(join(dir, 'keys.json'), JSON.stringify(keys));
+    writeFileSync(join(dir, 'decision.json'), JSON.stringify(doc));
+    writeFileSync(join(dir, 'edited.json'), JSON.stringify({ ...doc, reviews: [edited] }));
+    const ok = await sigil(['receipt', 'verify', join(dir, 'decision.json'), '--keys', join(dir, 'keys.json')]);
+    expect(ok).toMatchObject({ code: 0, stdout: expect.stringMatching(/review 1: valid: payment_review\.v1/) });
+    const bad = await sigil(['receipt', 'verify', join(dir, 'edited.json'), '--keys', join(dir, 'keys.json')]);
+    expect(bad).toMatchObject({ code: 1, stdout: expect.stringMatching(/review 1: invalid: receipt_hash_mismatch/) });
+  }, 120_000);
+
+  it('a rejection is signed too, and a decision nobody reviewed has no reviews', async () => {
+    const { agent, reviewer, d } = await escalated();
+    expect((await call('POST', `/api/cdp/approvals/${d.authorization_id}/reject`, reviewer.key, { note: 'not this hotel' })).statusCode).toBe(200);
+    const doc = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/decision`, agent.key)).json();
+    expect(doc.reviews.map((r: { payload: { review: string; note: string; approved_amount_cents: number | null } }) => r.payload)).toEqual([
+      expect.objectContaining({ review: 'rejected', note: 'not this hotel', approved_amount_cents: null }),
+    ]);
+    const keys = (await t.app.inject({ method: 'GET', url: '/.well-known/signing-keys.json' })).json();
+    expect(verifyReceipt(doc.reviews[0], keys)).toMatchObject({ valid: true });
+
+    const auto = (
+      await call('POST', '/api/cdp/authorize', agent.key, { amount_cents: 1_000, currency: 'USD', merchant_id: 'm_books', purpose_tag: 'software', expiration_iso: new Date(Date.now() + 3600_000).toISOString() })
+    ).json();
+    expect((await call('GET', `/api/cdp/transactions/${auto.transaction_id}/decision`, agent.key)).json()).toMatchObject({ payload: { decision: 'authorized' }, reviews: [] });
+  });
+});
