@@ -111,4 +111,37 @@ describe('signed human reviews (e2e)', () => {
     ).json();
     expect((await call('GET', `/api/cdp/transactions/${auto.transaction_id}/decision`, agent.key)).json()).toMatchObject({ payload: { decision: 'authorized' }, reviews: [] });
   });
+
+  it('separation of duties: under review.require_distinct_reviewer the requester, and another key of its owner, get 403 reviewer_is_requester', async () => {
+    const access = t.app.get(AccessService);
+    const org = await access.createOrganization('duties');
+    const scopes = ['payments:write', 'payments:read', 'approvals:manage'] as const;
+    const requester = await access.createApiKey(org.org_id, { scopes: [...scopes], mode: 'test', owner: 'dana' });
+    const danasOther = await access.createApiKey(org.org_id, { scopes: [...scopes], mode: 'test', owner: 'dana' });
+    const sam = await access.createApiKey(org.org_id, { scopes: [...scopes], mode: 'test', owner: 'sam' });
+    const policy = { limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 20_000 } }, review: { require_distinct_reviewer: true } };
+    expect((await call('PUT', '/api/cdp/policies/default', requester.key, policy)).statusCode).toBe(200);
+    const d = (
+      await call('POST', '/api/cdp/authorize', requester.key, { amount_cents: 30_000, currency: 'USD', merchant_id: 'm_hotel', purpose_tag: 'travel', expiration_iso: new Date(Date.now() + 3600_000).toISOString() })
+    ).json();
+    expect(d.decision).toBe('needs_review');
+
+    for (const key of [requester.key, danasOther.key]) {
+      for (const action of ['approve', 'reject']) {
+        const res = await call('POST', `/api/cdp/approvals/${d.authorization_id}/${action}`, key, {});
+        expect(res.statusCode).toBe(403);
+        expect(res.json()).toMatchObject({ ok: false, error: 'reviewer_is_requester', retryable: false });
+      }
+    }
+    expect((await call('GET', `/api/cdp/transactions/${d.transaction_id}`, requester.key)).json()).toMatchObject({ status: 'needs_review' });
+    const approved = await call('POST', `/api/cdp/approvals/${d.authorization_id}/approve`, sam.key, { note: 'second pair of eyes' });
+    expect(approved.statusCode).toBe(200);
+    const doc = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/decision`, requester.key)).json();
+    expect(doc.reviews.map((r: { payload: { reviewer: { key_id: string } } }) => r.payload.reviewer.key_id)).toEqual([sam.key_id]);
+
+    // A review rule the service does not implement is refused by name, never silently ignored.
+    const unknown = await call('PUT', '/api/cdp/policies/default', requester.key, { ...policy, review: { require_distinct_reviewer: true, approvals_required: 2 } });
+    expect(unknown.statusCode).toBe(400);
+    expect(JSON.stringify(unknown.json().details)).toMatch(/review/);
+  });
 });

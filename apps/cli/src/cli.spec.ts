@@ -21,8 +21,10 @@ describe('cli parseCommand', () => {
       scopes: ['payments:write', 'receipts:read'],
       mode: 'live',
       name: 'ci',
+      owner: null,
     });
-    expect(parseCommand(['keys:create', '--org=org_1', '--scopes=approvals:manage', '--mode=test'])).toMatchObject({ name: null, mode: 'test' });
+    expect(parseCommand(['keys:create', '--org=org_1', '--scopes=approvals:manage', '--mode=test'])).toMatchObject({ name: null, owner: null, mode: 'test' });
+    expect(parseCommand(['keys:create', '--org=org_1', '--scopes=approvals:manage', '--mode=test', '--owner', ' Dana (finance) '])).toMatchObject({ owner: 'Dana (finance)' });
     expect(parseCommand(['keys:list', '--org', 'org_1'])).toEqual({ command: 'keys:list', orgId: 'org_1' });
     expect(parseCommand(['keys:revoke', 'key_1', '--reason', 'leaked'])).toEqual({ command: 'keys:revoke', keyId: 'key_1', reason: 'leaked' });
   });

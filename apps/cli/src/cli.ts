@@ -29,7 +29,7 @@ const usageError = (message: string, details?: unknown) => new CliError('invalid
 export type ParsedCommand =
   | { command: 'help' }
   | { command: 'orgs:create'; name: string }
-  | { command: 'keys:create'; orgId: string; scopes: Scope[]; mode: KeyMode; name: string | null }
+  | { command: 'keys:create'; orgId: string; scopes: Scope[]; mode: KeyMode; name: string | null; owner: string | null }
   | { command: 'keys:list'; orgId: string }
   | { command: 'keys:revoke'; keyId: string; reason: string | null }
   | { command: 'signing-keys:list' }
@@ -69,9 +69,9 @@ const COMMANDS: Record<string, CommandSpec> = {
     build: (_v, [name]) => ({ command: 'orgs:create', name }),
   },
   'keys:create': {
-    synopsis: 'keys:create --org <org_id> --scopes <a,b,...> --mode <test|live> [--name <name>]',
+    synopsis: 'keys:create --org <org_id> --scopes <a,b,...> --mode <test|live> [--name <name>] [--owner <who holds it>]',
     summary: 'create an API key; the secret is printed once, here only',
-    options: { org: { type: 'string' }, scopes: { type: 'string' }, mode: { type: 'string' }, name: { type: 'string' } },
+    options: { org: { type: 'string' }, scopes: { type: 'string' }, mode: { type: 'string' }, name: { type: 'string' }, owner: { type: 'string' } },
     positionals: [],
     build(values) {
       const orgId = required(values, 'org');
@@ -85,7 +85,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       if (scopes.length === 0) throw usageError(`--scopes needs at least one scope; valid scopes: ${SCOPES.join(', ')}`, { valid_scopes: SCOPES });
       const mode = required(values, 'mode');
       if (mode !== 'test' && mode !== 'live') throw usageError(`--mode must be test or live, not "${mode}"`);
-      return { command: 'keys:create', orgId, scopes, mode, name: str(values.name)?.trim() || null };
+      return { command: 'keys:create', orgId, scopes, mode, name: str(values.name)?.trim() || null, owner: str(values.owner)?.trim() || null };
     },
   },
   'keys:list': {
@@ -235,7 +235,7 @@ export async function runCommand(cmd: RunnableCommand, services: CliServices): P
     case 'orgs:create':
       return services.dispatch<object>(new CreateOrganizationCommand(cmd.name));
     case 'keys:create': {
-      const created = await services.dispatch<object>(new CreateApiKeyCommand(cmd.orgId, { scopes: cmd.scopes, mode: cmd.mode, name: cmd.name }));
+      const created = await services.dispatch<object>(new CreateApiKeyCommand(cmd.orgId, { scopes: cmd.scopes, mode: cmd.mode, name: cmd.name, owner: cmd.owner }));
       return { ...created, name: cmd.name };
     }
     case 'keys:list': {

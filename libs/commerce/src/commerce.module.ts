@@ -29,6 +29,8 @@ import { ApproveAuthorizationController } from './approve-authorization/approve-
 import { ApproveAuthorizationHandler } from './approve-authorization/approve-authorization.handler';
 import { RejectAuthorizationController } from './reject-authorization/reject-authorization.controller';
 import { RejectAuthorizationHandler } from './reject-authorization/reject-authorization.handler';
+import { ReviewRules } from './transactions/review-rules';
+import { AccessReadModel } from '@app/access';
 import { ExpireAuthorizationsCommand } from './expire-authorizations/expire-authorizations.command';
 import { ExpireAuthorizationsHandler } from './expire-authorizations/expire-authorizations.handler';
 
@@ -96,6 +98,21 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
           inject: [SigningKeyStore],
         },
         ...coreProviders(config),
+        {
+          provide: ReviewRules,
+          // Key owners come from the access read model, through its own repository.
+          useFactory: (policies: PolicyService, db: SqlDatabase) => {
+            const keys = new AccessReadModel(db);
+            return new ReviewRules({
+              policyVersion: (orgId, policyId, version) => policies.version(orgId, policyId, version),
+              keyOwner: async (orgId, keyId) => {
+                const row = await keys.keyRow(keyId);
+                return row && row.org_id === orgId ? (row.owner ?? null) : null;
+              },
+            });
+          },
+          inject: [PolicyService, SqlDatabase],
+        },
         ApproveAuthorizationHandler,
         RejectAuthorizationHandler,
       ],

@@ -38,6 +38,11 @@ invalid_json: { status: 400, retryable: false, when: 'the body is not valid JSON
   payment_declined: { status: 402, retryable: false, when: '`POST /api/cdp/transactions/{id}/execute`: the settlement provider declined the payment; final (a declined payment is not retried; a later execute answers 409 `payment_declined`)' },
   forbidden: { status: 403, retryable: false, when: 'the credential may not do this' },
   insufficient_scope: { status: 403, retryable: false, when: 'the key lacks a scope the endpoint needs; `details.missing_scopes` names them' },
+  reviewer_is_requester: {
+    status: 403,
+    retryable: false,
+    when: 'approve or reject under a policy with `review.require_distinct_reviewer`: the reviewing key asked for the payment, or has the same owner as the key that did',
+  },
   receipt_not_available: { status: 404, retryable: false, when: '`GET /api/cdp/receipts/{id}` for a transaction that has not executed; its signed decision record is at `/api/cdp/transactions/{id}/decision`' },
   not_found: { status: 404, retryable: false, when: 'no such resource, or no such route or method. Another organization\'s resources also answer 404' },
   concurrent_modification: { status: 409, retryable: true, when: 'the resource changed concurrently (optimistic concurrency); retry' },

@@ -5,7 +5,7 @@ import type { Scope } from '../domain/scopes';
 export class CreateApiKeyCommand {
   constructor(
     readonly orgId: string,
-    readonly options: { scopes: Scope[]; mode: KeyMode; name?: string | null; expiresAt?: Date | null },
+    readonly options: { scopes: Scope[]; mode: KeyMode; name?: string | null; owner?: string | null; expiresAt?: Date | null },
   ) {}
 }
 

@@ -14,8 +14,10 @@ describe('Organization aggregate (organizations and their API keys)', () => {
     const [e] = createApiKey(org, 'org_1', key, { scopes: ['payments:read', 'payments:read', 'receipts:read'], name: 'ci', expiresAt: new Date('2027-01-01T00:00:00Z') });
     expect(e).toEqual({
       type: 'api_key.created',
-      data: { key_id: 'key_abc', org_id: 'org_1', mode: 'test', scopes: ['payments:read', 'receipts:read'], secret_hash: 'f'.repeat(64), name: 'ci', expires_at: '2027-01-01T00:00:00.000Z' },
+      data: { key_id: 'key_abc', org_id: 'org_1', mode: 'test', scopes: ['payments:read', 'receipts:read'], secret_hash: 'f'.repeat(64), name: 'ci', owner: null, expires_at: '2027-01-01T00:00:00.000Z' },
     });
+    expect(createApiKey(org, 'org_1', key, { scopes: ['payments:read'], owner: '  Dana  ' })[0].data.owner).toBe('Dana');
+    expect(() => createApiKey(org, 'org_1', key, { scopes: ['payments:read'], owner: 'x'.repeat(201) })).toThrow(expect.objectContaining({ code: 'validation_failed' }));
     expect(() => createApiKey(null, 'org_x', key, { scopes: ['payments:read'] })).toThrow(expect.objectContaining({ code: 'not_found' }));
     expect(() => createApiKey(org, 'org_1', key, { scopes: [] })).toThrow(expect.objectContaining({ code: 'validation_failed' }));
   });

@@ -27,6 +27,12 @@ export interface ApiKeyCreated {
   scopes: Scope[];
   secret_hash: string;
   name: string | null;
+  /**
+   * Who holds the key (a person or team, as the organization names them): the reviewer of a
+   * payment may be required not to be its requester, nor another key of the same owner.
+   * Absent on keys created before owners were recorded.
+   */
+  owner?: string | null;
   expires_at: string | null;
 }
 
@@ -71,10 +77,12 @@ export function createApiKey(
   org: OrganizationState | null,
   orgId: string,
   key: { keyId: string; mode: KeyMode; secretHash: string },
-  options: { scopes: Scope[]; name?: string | null; expiresAt?: Date | null },
+  options: { scopes: Scope[]; name?: string | null; owner?: string | null; expiresAt?: Date | null },
 ) {
   if (!org) throw new DomainError('not_found', `organization ${orgId} not found`);
   if (options.scopes.length === 0) throw new DomainError('validation_failed', 'a key needs at least one scope');
+  const owner = options.owner?.trim() || null;
+  if (owner !== null && owner.length > 200) throw new DomainError('validation_failed', 'a key owner is at most 200 characters');
   const data: ApiKeyCreated = {
     key_id: key.keyId,
     org_id: orgId,
@@ -82,6 +90,7 @@ export function createApiKey(
     scopes: [...new Set(options.scopes)],
     secret_hash: key.secretHash,
     name: options.name ?? null,
+    owner,
     expires_at: options.expiresAt ? options.expiresAt.toISOString() : null,
   };
   return [{ type: API_KEY_CREATED, data }];

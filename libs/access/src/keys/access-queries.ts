@@ -44,6 +44,7 @@ export interface ApiKeyView {
   mode: KeyMode;
   scopes: Scope[];
   name: string | null;
+  owner: string | null;
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
@@ -62,6 +63,7 @@ export function apiKeyView(r: KeyRow, now: Date): ApiKeyView {
     mode: r.mode,
     scopes: r.scopes,
     name: r.name,
+    owner: r.owner ?? null,
     created_at: isoOrNull(r.created_at)!,
     expires_at: expiresAt,
     revoked_at: isoOrNull(r.revoked_at),

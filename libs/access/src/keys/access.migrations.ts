@@ -25,4 +25,9 @@ export const accessMigrations: Migration[] = [
       CREATE INDEX IF NOT EXISTS api_keys_org ON api_keys (org_id, created_at);
     `,
   },
+  {
+    // Who holds a key, for separation of duties between requesters and reviewers.
+    id: 'access_002_key_owner',
+    sql: `ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS owner text;`,
+  },
 ];

@@ -49,7 +49,7 @@ export class AccessService {
     return this.createOrg.execute(new CreateOrganizationCommand(name, kind));
   }
 
-  createApiKey(orgId: string, options: { scopes: Scope[]; mode: KeyMode; name?: string | null; expiresAt?: Date | null }): Promise<CreatedApiKey> {
+  createApiKey(orgId: string, options: CreateApiKeyCommand['options']): Promise<CreatedApiKey> {
     return this.createKey.execute(new CreateApiKeyCommand(orgId, options));
   }
 

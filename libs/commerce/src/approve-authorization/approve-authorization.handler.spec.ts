@@ -7,7 +7,7 @@ import { ApproveAuthorizationHandler } from './approve-authorization.handler';
 describe('ApproveAuthorizationHandler (Transaction aggregate on the in-memory store)', () => {
   const setup = () => {
     const w = commerceWorld();
-    return { ...w, sut: new ApproveAuthorizationHandler(w.rows, w.transactions, w.clock, w.authority) };
+    return { ...w, sut: new ApproveAuthorizationHandler(w.rows, w.transactions, w.clock, w.authority, w.rules) };
   };
   const approve = (org: string, auth: string, amount?: number) => new ApproveAuthorizationCommand(org, auth, 'api_key:key_reviewer', amount, 'ok');
 
@@ -60,5 +60,26 @@ describe('ApproveAuthorizationHandler (Transaction aggregate on the in-memory st
     const last = (await store.readStream(`transaction-${t.transaction_id}`, { direction: 'backwards', limit: 1 }))[0];
     expect(last).toMatchObject({ type: 'authorization.rejected', data: { reason_code: 'EXPIRED', rejected_by: 'expiry' }, metadata: { actor: 'system:expiry-sweep' } });
     expect(store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 0, cap_cents: 100_000 }]);
+  });
+
+  it('separation of duties: under require_distinct_reviewer neither the requesting key nor another key of its owner may review; records nothing', async () => {
+    const { sut, store, escalated, policyVersions, keyOwners } = setup();
+    const t = await escalated('org_a', 30_000);
+    policyVersions.set('org_a/default/1', { review: { require_distinct_reviewer: true } });
+    keyOwners.set('key_agent', 'dana').set('key_dana_laptop', 'dana').set('key_reviewer', 'sam');
+    const as = (actor: string) => new ApproveAuthorizationCommand('org_a', t.authorization_id, actor, undefined, null);
+    await expect(sut.execute(as('api_key:key_agent'))).rejects.toMatchObject({ code: 'reviewer_is_requester' });
+    await expect(sut.execute(as('api_key:key_dana_laptop'))).rejects.toMatchObject({ code: 'reviewer_is_requester' });
+    expect(await store.readStream(`transaction-${t.transaction_id}`)).toHaveLength(2);
+    expect(await sut.execute(as('api_key:key_reviewer'))).toMatchObject({ status: 'authorized' });
+  });
+
+  it('without the rule (the default), and for keys with no owner recorded, only the key itself counts', async () => {
+    const { sut, escalated, policyVersions } = setup();
+    const free = await escalated('org_a', 30_000);
+    expect(await sut.execute(new ApproveAuthorizationCommand('org_a', free.authorization_id, 'api_key:key_agent', undefined, null))).toMatchObject({ status: 'authorized' });
+    const ruled = await escalated('org_a', 30_000);
+    policyVersions.set('org_a/default/1', { review: { require_distinct_reviewer: true } });
+    expect(await sut.execute(new ApproveAuthorizationCommand('org_a', ruled.authorization_id, 'api_key:key_other', undefined, null))).toMatchObject({ status: 'authorized' });
   });
 });

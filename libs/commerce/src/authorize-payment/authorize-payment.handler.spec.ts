@@ -73,13 +73,13 @@ describe('AuthorizePaymentHandler (decision by the aggregate, saved on the in-me
 
   it('a rejection releases its reservation, so the room it held can be authorized again', async () => {
     const reviewed: PolicyDocument = { ...capPolicy, limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 5_000 } } };
-    const { sut, spendRows, rows, transactions, clock } = setup(reviewed);
+    const { sut, spendRows, rows, transactions, clock, rules } = setup(reviewed);
     const authority = specAuthority;
     const held = await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ amount_cents: 9_000 }) as never));
     expect(held).toMatchObject({ decision: 'needs_review' });
     expect(spendRows()[0]).toMatchObject({ reserved_cents: 9_000, cap_cents: 10_000 });
     expect(await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ amount_cents: 2_000 }) as never))).toMatchObject({ reason_code: 'SPEND_CAP_EXCEEDED' });
-    await new RejectAuthorizationHandler(rows, transactions, clock, authority).execute(new RejectAuthorizationCommand('org_a', held.authorization_id, 'api_key:reviewer', null));
+    await new RejectAuthorizationHandler(rows, transactions, clock, authority, rules).execute(new RejectAuthorizationCommand('org_a', held.authorization_id, 'api_key:reviewer', null));
     expect(spendRows()[0]).toMatchObject({ reserved_cents: 0 });
     expect(await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ amount_cents: 2_000 }) as never))).toMatchObject({ decision: 'authorized' });
   });

@@ -45,6 +45,8 @@ export interface PolicyDocument {
   merchants?: { blocked?: string[]; allowed?: string[] | null };
   purposes?: { permitted?: string[] };
   agents?: Record<string, AmountLimits>;
+  /** Who may review an escalated authorization: with `require_distinct_reviewer`, not the key that asked, nor another key of its owner. */
+  review?: { require_distinct_reviewer?: boolean };
 }
 
 const threshold = () =>
@@ -115,6 +117,7 @@ export const policySchema = z.strictObject(
         }
       })
       .optional(),
+    review: z.strictObject({ require_distinct_reviewer: z.boolean({ error: 'must be true or false' }).optional() }, objectError).optional(),
   },
   { error: (i) => (i.code === 'invalid_type' ? 'a policy must be a JSON object' : undefined) },
 );

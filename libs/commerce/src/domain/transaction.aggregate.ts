@@ -66,6 +66,11 @@ export interface ReviewContext {
   issuer: string;
   /** Signs the payment_review.v1 payload (the service's active key). */
   signReview: (payload: Record<string, unknown>) => unknown;
+  /**
+   * Separation of duties, when the policy the decision was made under requires it: who asked for
+   * the payment, and whether the reviewer's key has the same owner as the requester's.
+   */
+  separation?: { requesterActor: string | null; sameOwner: boolean } | null;
 }
 
 /** A reviewer's identity as recorded: the actor, its key id, and the person's name (none until the console names people). */
@@ -84,6 +89,10 @@ export function reviewAuthorization(s: TransactionState, action: ReviewAction, a
       events: expireAuthorization(s),
       refusal: new DomainError('authorization_expired', `the authorization window of ${s.authorization_id} closed at ${s.expires_at}`),
     };
+  }
+  const sep = ctx.separation;
+  if (sep && (actor === sep.requesterActor || sep.sameOwner)) {
+    throw new DomainError('reviewer_is_requester', `the policy requires a reviewer other than the requester of ${s.authorization_id} (not its key, nor another key of the same owner)`);
   }
   const amount = s.amount_cents;
   if (action.kind === 'approve' && action.amount_cents !== undefined && action.amount_cents > amount) {

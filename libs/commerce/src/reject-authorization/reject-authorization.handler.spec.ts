@@ -6,7 +6,7 @@ import { RejectAuthorizationHandler } from './reject-authorization.handler';
 describe('RejectAuthorizationHandler (Transaction aggregate on the in-memory store)', () => {
   it('records a human rejection with the note, releasing every reservation', async () => {
     const w = commerceWorld();
-    const sut = new RejectAuthorizationHandler(w.rows, w.transactions, w.clock, w.authority);
+    const sut = new RejectAuthorizationHandler(w.rows, w.transactions, w.clock, w.authority, w.rules);
     const t = await w.escalated('org_a', 12_000);
     const row = await sut.execute(new RejectAuthorizationCommand('org_a', t.authorization_id, 'api_key:key_reviewer', 'not this vendor'));
     expect(row).toMatchObject({ status: 'rejected', decision: 'blocked', reason_code: 'REJECTED_BY_REVIEWER', reservations: [] });

@@ -3,6 +3,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Clock } from '@app/core';
 import { CommerceAuthority } from '../authorize-payment/commerce-authority';
 import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
+import { ReviewRules } from '../transactions/review-rules';
 import { decideReview } from '../transactions/decide-review';
 import { TransactionRepository } from '../transactions/transaction.repository';
 import { TransactionRows } from '../transactions/transaction-rows.repository';
@@ -16,6 +17,7 @@ export class RejectAuthorizationHandler implements ICommandHandler<RejectAuthori
     readonly transactions: TransactionRepository,
     @Inject(COMMERCE_CLOCK) readonly clock: Clock,
     readonly authority: CommerceAuthority,
+    readonly rules: ReviewRules,
   ) {}
 
   execute(cmd: RejectAuthorizationCommand): Promise<TransactionRow> {

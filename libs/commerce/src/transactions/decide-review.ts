@@ -3,6 +3,7 @@ import { WrongExpectedVersion } from '@app/event-store';
 import { reviewAuthorization, ReviewAction, transactionFromRow } from '../domain/transaction.aggregate';
 import type { CommerceAuthority } from '../authorize-payment/commerce-authority';
 import { REVIEW_SCHEMA, signRecord } from '../receipts/signed-record';
+import type { ReviewRules } from './review-rules';
 import type { TransactionRepository } from './transaction.repository';
 import type { TransactionRows } from './transaction-rows.repository';
 import type { TransactionRow } from './transaction-row';
@@ -13,7 +14,7 @@ import type { TransactionRow } from './transaction-row';
  * gets authorization_not_pending with the state it lost to.
  */
 export async function decideReview(
-  deps: { rows: TransactionRows; transactions: TransactionRepository; clock: Clock; authority: CommerceAuthority },
+  deps: { rows: TransactionRows; transactions: TransactionRepository; clock: Clock; authority: CommerceAuthority; rules: ReviewRules },
   cmd: { orgId: string; authorizationId: string; action: ReviewAction; actor: string },
 ): Promise<TransactionRow> {
   const notFound = () => new DomainError('not_found', `authorization ${cmd.authorizationId} not found`);
@@ -21,8 +22,11 @@ export async function decideReview(
   if (!row) throw notFound();
   const state = transactionFromRow(row);
   // The event this review decides: the stream's last at the revision it was loaded at.
-  const decided = state.status === 'needs_review' ? await deps.transactions.eventAt(state.transaction_id, state.revision) : null;
+  const pending = state.status === 'needs_review';
+  const [decided, requested] = pending ? await Promise.all([deps.transactions.eventAt(state.transaction_id, state.revision), deps.transactions.eventAt(state.transaction_id, 0)]) : [null, null];
+  const separation = pending ? await deps.rules.separation(row, (requested?.metadata.actor as string | undefined) ?? null, cmd.actor) : null;
   const { events, refusal } = reviewAuthorization(state, cmd.action, cmd.actor, deps.clock.now(), {
+    separation,
     decidedEventHash: decided?.hash ?? '',
     issuer: deps.authority.issuer,
     signReview: (payload) => signRecord(REVIEW_SCHEMA, payload, deps.authority.sign),

@@ -3,6 +3,8 @@ import { fixedClock } from '@app/core';
 import { InMemoryEventStore } from '@app/event-store';
 import { transactionsProjection } from './transaction.projection';
 import { TransactionRepository } from './transaction.repository';
+import { ReviewRules } from './review-rules';
+import type { PolicyDocument } from '../domain/policy';
 import { TransactionRows } from './transaction-rows.repository';
 import type { TransactionRow } from './transaction-row';
 
@@ -45,6 +47,13 @@ export function commerceWorld(at = '2026-11-25T10:00:00.000Z') {
   store.registerProjection(transactionsProjection);
   const rows = new InMemoryTransactionRows(store);
   const transactions = new TransactionRepository(store);
+  /** The policy versions review rules read (`org/policy/version`), and who holds which key. */
+  const policyVersions = new Map<string, PolicyDocument>();
+  const keyOwners = new Map<string, string>();
+  const rules = new ReviewRules({
+    policyVersion: async (org, id, v) => (policyVersions.has(`${org}/${id}/${v}`) ? { policy: policyVersions.get(`${org}/${id}/${v}`)! } : null),
+    keyOwner: async (_org, keyId) => keyOwners.get(keyId) ?? null,
+  });
   /** An authorization escalated to review, holding `amount` on one daily cap window. */
   const escalated = async (org: string, amount = 30_000, expiresAt = '2026-11-26T00:00:00.000Z') => {
     const ids = { transaction_id: `txn_${hex(16)}`, authorization_id: `auth_${hex(16)}`, organization_id: org };
@@ -75,5 +84,5 @@ export function commerceWorld(at = '2026-11-25T10:00:00.000Z') {
     ]);
     return ids;
   };
-  return { clock, store, rows, transactions, escalated, authorized, authority: specAuthority, deps: { rows, transactions, clock, authority: specAuthority } };
+  return { clock, store, rows, transactions, escalated, authorized, authority: specAuthority, rules, policyVersions, keyOwners, deps: { rows, transactions, clock, authority: specAuthority, rules } };
 }
