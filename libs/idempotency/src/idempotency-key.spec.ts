@@ -20,6 +20,16 @@ describe('idempotency keys', () => {
     expect(requestHash({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('covers the query string too when a route passes one; without one the fingerprint is the body\'s alone', () => {
+    const body = { a: 1 };
+    expect(requestHash(body, {})).toBe(requestHash(body));
+    expect(requestHash(body, { since: '2026-01-01T00:00:00Z' })).not.toBe(requestHash(body));
+    expect(requestHash(body, { since: '2026-01-01T00:00:00Z' })).not.toBe(requestHash(body, { since: '2026-01-02T00:00:00Z' }));
+    expect(requestHash(body, { b: '2', a: '1' })).toBe(requestHash(body, { a: '1', b: '2' }));
+    // A body that spells out a query is still another request than a body with a query.
+    expect(requestHash({ query: { since: 'x' } })).not.toBe(requestHash(null, { since: 'x' }));
+  });
+
   it('binds a key to the method and path, without the query string', () => {
     expect(methodPath('post', '/api/cdp/authorize?x=1')).toBe('POST /api/cdp/authorize');
   });

@@ -15,8 +15,16 @@ export function parseIdempotencyKey(value: unknown): string {
   return value;
 }
 
-/** The body's fingerprint: SHA-256 (hex) of its RFC 8785 form, so key order and spacing never matter. */
-export const requestHash = (body: unknown): string => sha256Hex(canonicalJson(body === undefined ? null : body));
+/**
+ * The request's fingerprint: SHA-256 (hex) of the body's RFC 8785 form, so key order and spacing
+ * never matter. A route whose input is also in its query string (`…/recover?since=…`) passes the
+ * query too: then the fingerprint covers both (a request without a query hashes as before).
+ */
+export const requestHash = (body: unknown, query?: Record<string, unknown>): string => {
+  const canonicalBody = canonicalJson(body === undefined ? null : body);
+  if (!query || Object.keys(query).length === 0) return sha256Hex(canonicalBody);
+  return sha256Hex(`query:${canonicalJson({ ...query })}\nbody:${canonicalBody}`);
+};
 
 /** What one key is bound to besides the body: `POST /api/cdp/authorize`. */
 export const methodPath = (method: string, path: string): string => `${method.toUpperCase()} ${path.split('?')[0]}`;

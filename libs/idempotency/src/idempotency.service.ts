@@ -20,6 +20,8 @@ export interface IdempotencyScope {
   path: string;
   /** The parsed JSON body; compared by the SHA-256 of its RFC 8785 form. */
   body: unknown;
+  /** The parsed query string, compared with the body when not empty. */
+  query?: Record<string, unknown>;
 }
 
 export interface IdempotentResponse<T> {
@@ -76,7 +78,7 @@ export class IdempotencyService {
    */
   async run<T>(scope: IdempotencyScope, handler: () => Promise<IdempotentResponse<T>>): Promise<IdempotentResponse<T> & { replayed: boolean }> {
     const key = parseIdempotencyKey(scope.key);
-    const request = { org: scope.orgId, key, hash: requestHash(scope.body), methodPath: methodPath(scope.method, scope.path) };
+    const request = { org: scope.orgId, key, hash: requestHash(scope.body, scope.query), methodPath: methodPath(scope.method, scope.path) };
     const deadline = Date.now() + this.waitMs;
     let pause = 5;
     for (;;) {

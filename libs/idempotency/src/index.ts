@@ -5,3 +5,4 @@ export * from './http/idempotent.metadata';
 export * from './http/idempotent.decorator';
 export * from './http/idempotency.interceptor';
 export * from './http/idempotency.module';
+export * from './sealed-response';

@@ -1,11 +1,12 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { lastValueFrom, Observable, of } from 'rxjs';
 import type { AccessContext } from '@app/access';
-import { AppError } from '@app/core';
+import { AppError, KEY_ENCRYPTION_KEY } from '@app/core';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, parseIdempotencyKey } from '../idempotency-key';
 import { IdempotencyService } from '../idempotency.service';
+import { openResponse, SealedResponse, sealResponse } from '../sealed-response';
 import { IDEMPOTENT, IdempotentOptions } from './idempotent.metadata';
 
 type AccessRequest = FastifyRequest & { access?: AccessContext };
@@ -22,6 +23,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     private readonly idempotency: IdempotencyService,
+    @Optional() @Inject(KEY_ENCRYPTION_KEY) private readonly kek?: Buffer,
   ) {}
 
   async intercept(ctx: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -34,19 +36,26 @@ export class IdempotencyInterceptor implements NestInterceptor {
       return next.handle();
     }
     const key = parseIdempotencyKey(header);
+    const owner = scopeOwner(req.access);
+    const kek = options.sealResponse ? this.sealingKey() : undefined;
+    let fresh: unknown;
     const result = await this.idempotency.run(
-      { orgId: scopeOwner(req.access), key, method: req.method, path: req.url, body: req.body },
+      { orgId: owner, key, method: req.method, path: req.url, body: req.body, query: req.query as Record<string, unknown> | undefined },
       // Nest sets the route's status before the handler runs; a handler may change it.
       async () => {
-        const body = await lastValueFrom(next.handle(), { defaultValue: undefined });
-        return { status: reply.statusCode, body };
+        fresh = await lastValueFrom(next.handle(), { defaultValue: undefined });
+        return { status: reply.statusCode, body: kek ? sealResponse(kek, owner, key, fresh) : fresh };
       },
     );
-    if (result.replayed) {
-      reply.status(result.status);
-      for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
-      reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-    }
-    return of(result.body);
+    if (!result.replayed) return of(fresh);
+    reply.status(result.status);
+    for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+    reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    return of(kek ? openResponse(kek, owner, key, result.body as SealedResponse) : result.body);
+  }
+
+  private sealingKey(): Buffer {
+    if (!this.kek) throw new Error('@Idempotent({ sealResponse: true }) needs KEY_ENCRYPTION_KEY (PlatformModule provides it)');
+    return this.kek;
   }
 }

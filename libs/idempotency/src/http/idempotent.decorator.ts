@@ -11,7 +11,7 @@ import { IDEMPOTENT, IdempotentOptions } from './idempotent.metadata';
  */
 export const Idempotent = (options: IdempotentOptions = {}) =>
   applyDecorators(
-    SetMetadata(IDEMPOTENT, { required: options.required ?? false }),
+    SetMetadata(IDEMPOTENT, { required: options.required ?? false, sealResponse: options.sealResponse ?? false }),
     UseInterceptors(IdempotencyInterceptor),
     ApiHeader({
       name: 'Idempotency-Key',

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, DynamicModule, Module, OnApplicationBootstra
 import { CommandBus, CqrsModule } from '@nestjs/cqrs';
 import { AppConfig, KEY_ENCRYPTION_KEY, LOGGER, systemClock } from '@app/core';
 import { EventStore, SqlDatabase } from '@app/event-store';
+import { IdempotencyModule } from '@app/idempotency';
 import type { Logger } from '@app/http';
 import { SigningKeysModule } from '@app/notary';
 import { CreateEndpointController } from '../create-endpoint/create-endpoint.controller';
@@ -96,7 +97,7 @@ export class WebhooksModule implements OnApplicationBootstrap, BeforeApplication
     const settings = webhookSettings(config);
     return {
       module: WebhooksModule,
-      imports: [CqrsModule, SigningKeysModule],
+      imports: [CqrsModule, SigningKeysModule, IdempotencyModule.forRoot()],
       controllers: options.http === false ? [] : CONTROLLERS,
       providers: [
         { provide: WEBHOOK_SETTINGS, useValue: settings },

@@ -4,6 +4,7 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import { AccessContext, Authenticated, Caller } from '@app/access';
 import { ApiJsonResponse, ApiPathParams, ApiQueryParams, ZodPipe } from '@app/http';
+import { Idempotent } from '@app/idempotency';
 import { actorOf, EndpointParams, endpointParams, recoverQuery } from '../http/webhooks-http';
 import { RecoverDeliveriesCommand } from './recover-deliveries.command';
 
@@ -15,6 +16,8 @@ export class RecoverDeliveriesController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post('endpoints/:id/recover')
+  // The key covers the query too: the same key with another `since` is 422 idempotency_key_reused.
+  @Idempotent()
   @HttpCode(202)
   @ApiOperation({ operationId: 'recoverWebhookDeliveries', summary: 'Re-send every failed delivery of the endpoint since a time (same webhook-ids)' })
   @ApiPathParams(endpointParams)

@@ -3,6 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccessContext, Authenticated, Caller } from '@app/access';
 import { ApiJsonResponse, ApiPathParams, ZodPipe } from '@app/http';
+import { Idempotent } from '@app/idempotency';
 import { actorOf, DeliveryParams, deliveryParams } from '../http/webhooks-http';
 import { RedeliverDeliveryCommand } from './redeliver-delivery.command';
 
@@ -14,6 +15,7 @@ export class RedeliverDeliveryController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post('deliveries/:id/redeliver')
+  @Idempotent()
   @HttpCode(202)
   @ApiOperation({ operationId: 'redeliverWebhook', summary: 'A new series of attempts for a finished delivery, with the same webhook-id' })
   @ApiPathParams(deliveryParams)

@@ -3,6 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccessContext, Authenticated, Caller } from '@app/access';
 import { ApiJsonResponse, ApiPathParams, ZodPipe } from '@app/http';
+import { Idempotent } from '@app/idempotency';
 import { actorOf, EndpointParams, endpointParams } from '../http/webhooks-http';
 import { TestEndpointCommand } from './test-endpoint.command';
 
@@ -14,6 +15,7 @@ export class TestEndpointController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post('endpoints/:id/test')
+  @Idempotent()
   @HttpCode(202)
   @ApiOperation({ operationId: 'testWebhookEndpoint', summary: 'Send a webhook.test ping through the normal delivery path' })
   @ApiPathParams(endpointParams)
