@@ -23,6 +23,24 @@ describe('registry (e2e)', () => {
     t.app.inject({ method, url, payload, headers: { 'x-forwarded-for': ip(), ...(key ? { authorization: `Bearer ${key}` } : {}) } });
   const caughtUp = () => t.app.get(ProjectionHost).catchUp();
 
+  it('issuance with visibility "public" lists the certificate in the public registry in the same call; a bad visibility is 400', async () => {
+    const key = await keyFor();
+    const own = `p${randomBytes(4).toString('hex')}`; // not the shared marker: other tests expect it unpublished
+    const title = `Published ${own} rainfall`;
+    const issued = await call('POST', '/api/notary/create', key, { content: 'a,b\n1,2\n', filename: title, artifact_type: 'dataset', visibility: 'public' });
+    expect(issued.statusCode).toBe(200);
+    const id = issued.json().certificate_id;
+    await caughtUp();
+    const listed = (await call('GET', `/v1/registry?q=published%20${own}`)).json();
+    expect(listed.items).toEqual([expect.objectContaining({ id, title, visibility: 'public', status: 'certified', artifactType: 'dataset' })]);
+    // The signed certificate is the same as without it: visibility is the listing's, not the payload's.
+    expect((await call('GET', `/api/certificates/${id}`)).json()).not.toHaveProperty('visibility');
+
+    const bad = await call('POST', '/api/notary/create', key, { content: 'x', visibility: 'everyone' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: 'validation_failed', details: [expect.objectContaining({ field: 'visibility' })] });
+  });
+
   it('lists a certificate privately until its owner publishes it, then finds it by filter and full-text search', async () => {
     const key = await keyFor();
     const issued = (await call('POST', '/api/notary/create', key, { content: '[{"a":1},{"a":2}]', filename: 'rainfall.json', artifact_type: 'dataset' })).json();

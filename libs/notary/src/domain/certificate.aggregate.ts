@@ -28,6 +28,8 @@ export interface CertificateIssuedData {
   manifest: SignedManifest;
   /** For a prediction manifest: its hashes, so inclusion proofs can be served later. */
   prediction_hashes?: string[];
+  /** Listed in the public registry from the start (`visibility: "public"` at issuance); private when absent. */
+  visibility?: 'public' | 'private';
 }
 
 /** A legacy certificate brought in by `certificates import-legacy`, as it was signed. */
@@ -78,6 +80,8 @@ export interface IssueCertificate {
   filename?: string;
   /** The registry's artifact type; `output` when not given. */
   artifact_type?: 'dataset' | 'model' | 'system' | 'output';
+  /** Its registry listing: `public` lists it at once; private (the default) until its owner publishes it. */
+  visibility?: 'public' | 'private';
 }
 
 export interface IssuanceContext {
@@ -126,6 +130,11 @@ export function issueCertificate(state: CertificateState | null, cmd: IssueCerti
   };
   const { key_id, signature } = ctx.sign(signingMessage(payload));
   const manifest: SignedManifest = { schema_version: MANIFEST_SCHEMA_VERSION, payload, signature: { alg: 'Ed25519', key_id, value: signature.toString('base64url') } };
-  const data: CertificateIssuedData = { org_id: cmd.orgId, manifest, ...(prediction.kind === 'manifest' ? { prediction_hashes: json.prediction_hashes } : {}) };
+  const data: CertificateIssuedData = {
+    org_id: cmd.orgId,
+    manifest,
+    ...(prediction.kind === 'manifest' ? { prediction_hashes: json.prediction_hashes } : {}),
+    ...(cmd.visibility === 'public' ? { visibility: 'public' as const } : {}),
+  };
   return { events: [{ type: CERTIFICATE_ISSUED, data }], manifest };
 }

@@ -5,6 +5,6 @@ export class IssueCertificateCommand {
   constructor(
     readonly orgId: string,
     readonly content: string,
-    readonly options: Pick<IssueCertificate, 'type' | 'filename' | 'artifact_type'> = {},
+    readonly options: Pick<IssueCertificate, 'type' | 'filename' | 'artifact_type' | 'visibility'> = {},
   ) {}
 }

@@ -15,6 +15,7 @@ const issueBody = apiInput(
     type: z.string().max(64).optional(),
     filename: z.string().max(255).optional(),
     artifact_type: z.enum(['dataset', 'model', 'system', 'output']).optional(),
+    visibility: z.enum(['public', 'private']).optional().describe('public: listed in the public registry at once (default private: listed once the owner publishes it)'),
   }),
 );
 

@@ -31,14 +31,14 @@ export const registryReadModel: InlineProjection = {
   apply(event): RowChange[] {
     // Imported legacy certificates are listed like issued ones (their payload may lack rows).
     if (event.type === 'certificate.issued' || event.type === 'certificate.imported') {
-      const { org_id, manifest } = event.data as CertificateIssued;
+      const { org_id, manifest, visibility } = event.data as CertificateIssued & { visibility?: 'public' | 'private' };
       const p = manifest.payload;
       // PostgreSQL text cannot hold U+0000, which a JSON string can.
       const title = (typeof p.filename === 'string' && p.filename.replaceAll('\u0000', '')) || `Certificate ${p.certification_id.slice(0, 8)}`;
       const type = ARTIFACT_TYPES.includes(p.artifact_type as ArtifactType) ? (p.artifact_type as ArtifactType) : 'output';
       const row = {
         id: p.certification_id, org_id, slug: slugify(title, p.certification_id), title, summary: null, artifact_type: type, status: 'certified',
-        certificate_id: p.certification_id, artifact_hash: p.dataset_hash, rows_count: rowsCount(p.rows), industry: null, tags: [], visibility: 'private',
+        certificate_id: p.certification_id, artifact_hash: p.dataset_hash, rows_count: rowsCount(p.rows), industry: null, tags: [], visibility: visibility === 'public' ? 'public' : 'private',
         created_at: event.recorded_at, updated_at: event.recorded_at,
       };
       return [{ op: 'insert', table: 'registry_entries', key: ['id'], row }];
