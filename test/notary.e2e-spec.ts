@@ -156,12 +156,26 @@ describe('notary (e2e)', () => {
       });
     }
     expect((await post({ cert_id: certificate_id, sha256: '0'.repeat(64) })).json()).toMatchObject({ verified: false, hash_matched: false, signature_valid: true, error: 'hash_mismatch' });
-    expect((await post({ cert_id: '00000000-0000-4000-8000-000000000000', sha256: '0'.repeat(64) })).json()).toMatchObject({ verified: false, error: 'certificate_not_found' });
+    expect((await post({ cert_id: '00000000-0000-4000-8000-000000000000', sha256: '0'.repeat(64) })).json()).toMatchObject({
+      verified: false,
+      error: 'certificate_not_found',
+      schema_version: null,
+      issuer: null,
+    });
+    // A malformed hash is reported in the 200 result, as the spec has it; the certificate is still checked.
+    for (const sha256 of ['sha256:xyz', 'not a hash', '0'.repeat(63), '']) {
+      const res = await post({ cert_id: certificate_id, sha256 });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ verified: false, hash_matched: false, signature_valid: true, schema_version: 'service.cert.v1', error: 'invalid_hash' });
+    }
+    const badAlone = await post({ hash: 'sha256:xyz' });
+    expect(badAlone.statusCode).toBe(200);
+    expect(badAlone.json()).toMatchObject({ verified: false, error: 'invalid_hash', schema_version: null, certificates: [] });
     const byHash = (await post({ hash: dataset_hash })).json();
     expect(byHash).toMatchObject({ verified: true, certificate_id, hash_matched: true });
     expect(byHash.certificates.map((c: { certificate_id: string }) => c.certificate_id)).toContain(certificate_id);
     expect((await post({ hash: 'sha256:' + 'f'.repeat(64) })).json()).toMatchObject({ verified: false, error: 'no_certificate_for_hash', certificates: [] });
-    for (const bad of [{}, { cert_id: certificate_id }, { cert_id: 'x', sha256: dataset_hash }, { hash: 'sha256:xyz' }, { sha256: dataset_hash }]) {
+    for (const bad of [{}, { cert_id: certificate_id }, { cert_id: 'x', sha256: dataset_hash }, { hash: 42 }, { cert_id: certificate_id, sha256: 'f'.repeat(201) }, { sha256: dataset_hash }]) {
       const res = await post(bad);
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ error: 'validation_failed' });

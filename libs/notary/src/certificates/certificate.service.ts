@@ -204,10 +204,11 @@ export interface HashVerificationResult {
   verified: boolean;
   hash_matched: boolean;
   signature_valid: boolean;
-  schema_version: string;
+  /** null when no certificate was found (never an empty string). */
+  schema_version: string | null;
   is_supported: boolean;
   is_deprecated: boolean;
-  issuer: string;
+  issuer: string | null;
   timestamp: string | null;
   error: string | null;
 }
@@ -216,10 +217,10 @@ const EMPTY_HASH_RESULT: HashVerificationResult = {
   verified: false,
   hash_matched: false,
   signature_valid: false,
-  schema_version: '',
+  schema_version: null,
   is_supported: false,
   is_deprecated: false,
-  issuer: '',
+  issuer: null,
   timestamp: null,
   error: null,
 };

@@ -971,6 +971,11 @@ export interface components {
             filename?: string;
             /** @enum {string} */
             artifact_type?: "dataset" | "model" | "system" | "output";
+            /**
+             * @description public: listed in the public registry at once (default private: listed once the owner publishes it)
+             * @enum {string}
+             */
+            visibility?: "public" | "private";
         };
         KeysDocument: {
             keys: components["schemas"]["SigningKey"][];
@@ -1088,6 +1093,9 @@ export interface components {
                     per_transaction_cents?: number;
                     review_above_cents?: number;
                 };
+            };
+            review?: {
+                require_distinct_reviewer?: boolean;
             };
         };
         PolicySimulation: {
