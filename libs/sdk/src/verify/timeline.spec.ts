@@ -18,7 +18,7 @@ function lifecycle(txn: string, auth: string) {
   ];
 }
 
-describe('verifyTimeline against a real SqlEventStore', () => {
+describe('verifyTimeline against the real event store (the embedded SQL adapter)', () => {
   let t: Awaited<ReturnType<typeof openTestStore>>;
   let served: TimelineEvent[];
   let stream: string;
