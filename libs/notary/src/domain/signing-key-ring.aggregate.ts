@@ -57,6 +57,20 @@ export interface SigningKeyRingState {
 
 export const emptySigningKeyRing = (): SigningKeyRingState => ({ revision: null, keys: [] });
 
+/** A created or imported key's public facts, as the ring and the signing_keys table hold them. */
+export function publicFactsOf(type: string, d: SigningKeyImportedData) {
+  const imported = type === SIGNING_KEY_IMPORTED;
+  return {
+    key_id: d.key_id,
+    algorithm: d.algorithm,
+    public_key: d.public_key,
+    created_at: d.created_at,
+    status: imported ? d.status : ('active' as const),
+    retired_at: imported ? d.retired_at : null,
+    revoked_at: null,
+  };
+}
+
 /** Folds one event of the `signing-keys` stream. */
 export function applySigningKeyEvent(state: SigningKeyRingState, event: { type: string; data: unknown; revision?: number }): SigningKeyRingState {
   const revision = event.revision ?? (state.revision ?? -1) + 1;
@@ -67,17 +81,7 @@ export function applySigningKeyEvent(state: SigningKeyRingState, event: { type: 
     case SIGNING_KEY_IMPORTED: {
       const d = event.data as SigningKeyImportedData;
       if (find(d.key_id)) break; // the first record of a key wins (two imports of one key at once)
-      const imported = event.type === SIGNING_KEY_IMPORTED;
-      keys.push({
-        key_id: d.key_id,
-        algorithm: d.algorithm,
-        public_key: d.public_key,
-        created_at: d.created_at,
-        status: imported ? d.status : 'active',
-        retired_at: imported ? d.retired_at : null,
-        revoked_at: null,
-        encrypted_private_key: null,
-      });
+      keys.push({ ...publicFactsOf(event.type, d), encrypted_private_key: null });
       break;
     }
     case SIGNING_KEY_RETIRED: {

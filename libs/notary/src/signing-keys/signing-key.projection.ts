@@ -6,6 +6,7 @@ import {
   SIGNING_KEY_RETIRED,
   SIGNING_KEY_REVOKED,
   SIGNING_KEYS_STREAM,
+  publicFactsOf,
   SigningKeyImportedData,
   SigningKeyRetiredData,
   SigningKeyRevokedData,
@@ -25,17 +26,7 @@ export const signingKeysProjection: InlineProjection = {
     switch (event.type) {
       case SIGNING_KEY_CREATED:
       case SIGNING_KEY_IMPORTED: {
-        const d = event.data as SigningKeyImportedData;
-        const imported = event.type === SIGNING_KEY_IMPORTED;
-        const row = {
-          key_id: d.key_id,
-          algorithm: d.algorithm,
-          public_key: d.public_key,
-          created_at: d.created_at,
-          status: imported ? d.status : 'active',
-          retired_at: imported ? d.retired_at : null,
-          revoked_at: null,
-        };
+        const row = publicFactsOf(event.type, event.data as SigningKeyImportedData);
         return [{ op: 'insert', table: 'signing_keys', key: ['key_id'], row, onConflict: 'nothing' }];
       }
       case SIGNING_KEY_RETIRED: {
