@@ -60,6 +60,7 @@ export const apiKeyViewSchema = apiOutput(
     mode,
     scopes: z.array(scope),
     name: z.string().nullable(),
+    owner: z.string().nullable().describe('who holds the key (keys:create --owner); a policy may require that a reviewer is not the requester nor another key of the same owner'),
     created_at: z.string(),
     expires_at: z.string().nullable(),
     revoked_at: z.string().nullable(),

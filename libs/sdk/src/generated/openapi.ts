@@ -783,6 +783,8 @@ export interface components {
             mode: "test" | "live";
             scopes: ("payments:write" | "payments:read" | "receipts:read" | "webhooks:manage" | "certificates:write" | "approvals:manage")[];
             name: string | null;
+            /** @description who holds the key (keys:create --owner); a policy may require that a reviewer is not the requester nor another key of the same owner */
+            owner: string | null;
             created_at: string;
             expires_at: string | null;
             revoked_at: string | null;
