@@ -3,10 +3,13 @@
  * concurrent, on the auto-authorized path: one organization whose policy sets per-transaction
  * limits, a review threshold the requests stay under, merchant and purpose rules; every request
  * carries its own Idempotency-Key, as the SDK sends. With BENCH_SPEND_CAP=1 the policy also has a
- * daily spend cap (every request then queues on that cap's row lock, by design: a cap cannot be
- * overshot). The load comes from a separate process (http-load.ts).
+ * daily spend cap (every decision then reserves on that cap's row, each in its own append, and the
+ * row's CHECK serializes them: a cap cannot be overshot). The load comes from a separate process
+ * (http-load.ts). Like issue and verify, it runs in a fresh schema, dropped afterwards, so its
+ * figures do not depend on what earlier runs and test suites left in the shared database.
  */
 import { startBenchApi } from '../api';
+import { withBenchSchema } from '../bench-schema';
 import { BenchResult, envInt, errorMessage, failedResult, Scenario, summarize } from '../harness';
 import { httpLoadFields, HttpLoadSpec, runHttpLoad } from '../http-load';
 
@@ -21,50 +24,53 @@ export const authorizeScenario: Scenario = {
     const withKey = process.env.BENCH_NO_IDEMPOTENCY !== '1';
     const base = { bench: withCap ? 'authorize+spend_cap' : 'authorize', mode, n, concurrency };
     try {
-      const api = await startBenchApi({
-        redis: true,
-        env: { TRUST_PROXY: 'true', RATE_LIMIT_KEY_PER_MINUTE: '100000000' },
-        scopes: ['payments:write', 'payments:read'],
-        orgName: 'bench-authorize',
-      });
-      try {
-        const policy = {
-          limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 20_000 } },
-          merchants: { blocked: ['m_bad'], allowed: null },
-          purposes: { permitted: ['travel', 'software'] },
-          ...(withCap ? { spend_caps: [{ window: 'daily', currency: 'USD', amount_cents: 1_000_000_000_000 }] } : {}),
-        };
-        const put = await fetch(`${api.url}/api/cdp/policies/default`, {
-          method: 'PUT',
-          headers: { authorization: `Bearer ${api.key}`, 'content-type': 'application/json' },
-          body: JSON.stringify(policy),
+      return await withBenchSchema('bench_authorize', async (schema) => {
+        const api = await startBenchApi({
+          redis: true,
+          env: { TRUST_PROXY: 'true', RATE_LIMIT_KEY_PER_MINUTE: '100000000' },
+          scopes: ['payments:write', 'payments:read'],
+          orgName: 'bench-authorize',
+          schema,
         });
-        if (put.status !== 200) throw new Error(`policy: status ${put.status}: ${await put.text()}`);
-        const expires = new Date(Date.now() + 24 * 3600_000).toISOString();
-        const run = `${Date.now().toString(36)}`;
-        const spec: HttpLoadSpec = {
-          url: api.url,
-          method: 'POST',
-          path: '/api/cdp/authorize',
-          headers: {
-            authorization: `Bearer ${api.key}`,
-            'content-type': 'application/json',
-            'x-forwarded-for': '{ip}',
-            ...(withKey ? { 'idempotency-key': `bench-${run}-{op}` } : {}),
-          },
-          body: `{"amount_cents":1500,"currency":"USD","merchant_id":"m_{op}","purpose_tag":"software","expiration_iso":"${expires}"}`,
-          expectStatus: 200,
-          expectBody: '"decision":"authorized"',
-          operations: n,
-          concurrency,
-          label: `authorize/${mode}`,
-        };
-        await runHttpLoad({ ...spec, label: 'authorize warm-up', operations: Math.min(2000, n), opOffset: 10_000_000, progressMs: 0 });
-        const load = await runHttpLoad(spec);
-        return { ...summarize(base, load), ...httpLoadFields(load) };
-      } finally {
-        await api.close();
-      }
+        try {
+          const policy = {
+            limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 20_000 } },
+            merchants: { blocked: ['m_bad'], allowed: null },
+            purposes: { permitted: ['travel', 'software'] },
+            ...(withCap ? { spend_caps: [{ window: 'daily', currency: 'USD', amount_cents: 1_000_000_000_000 }] } : {}),
+          };
+          const put = await fetch(`${api.url}/api/cdp/policies/default`, {
+            method: 'PUT',
+            headers: { authorization: `Bearer ${api.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify(policy),
+          });
+          if (put.status !== 200) throw new Error(`policy: status ${put.status}: ${await put.text()}`);
+          const expires = new Date(Date.now() + 24 * 3600_000).toISOString();
+          const run = `${Date.now().toString(36)}`;
+          const spec: HttpLoadSpec = {
+            url: api.url,
+            method: 'POST',
+            path: '/api/cdp/authorize',
+            headers: {
+              authorization: `Bearer ${api.key}`,
+              'content-type': 'application/json',
+              'x-forwarded-for': '{ip}',
+              ...(withKey ? { 'idempotency-key': `bench-${run}-{op}` } : {}),
+            },
+            body: `{"amount_cents":1500,"currency":"USD","merchant_id":"m_{op}","purpose_tag":"software","expiration_iso":"${expires}"}`,
+            expectStatus: 200,
+            expectBody: '"decision":"authorized"',
+            operations: n,
+            concurrency,
+            label: `authorize/${mode}`,
+          };
+          await runHttpLoad({ ...spec, label: 'authorize warm-up', operations: Math.min(2000, n), opOffset: 10_000_000, progressMs: 0 });
+          const load = await runHttpLoad(spec);
+          return { ...summarize(base, load), ...httpLoadFields(load) };
+        } finally {
+          await api.close();
+        }
+      });
     } catch (err) {
       return failedResult(base, errorMessage(err));
     }
