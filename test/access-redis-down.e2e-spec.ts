@@ -1,4 +1,5 @@
 import { AccessService } from '@app/access';
+import { ScopeProbeModule } from './support/scope-probe.module';
 import { startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -9,7 +10,7 @@ import { startTestApp, TestApp } from './support/test-app';
 describe('access with Redis unreachable', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1' });
+    t = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1' }, [ScopeProbeModule]);
   });
   afterAll(() => t?.close());
 
@@ -29,9 +30,29 @@ describe('access with Redis unreachable', () => {
     expect(res.headers['ratelimit-limit']).toBeUndefined();
   });
 
+  it('serves each public read surface without counting (fail open)', async () => {
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    for (const [method, url, payload, status] of [
+      ['GET', `/api/certificates/${unknown}`, undefined, 404],
+      ['GET', `/verify/${unknown}`, undefined, 404],
+      ['POST', '/api/verify/hash', { hash: `sha256:${'0'.repeat(64)}` }, 200],
+      ['GET', '/v1/registry?limit=1', undefined, 200],
+      ['GET', '/__access/badge', undefined, 200],
+    ] as const) {
+      const res = await t.app.inject({ method, url, payload });
+      expect({ url, status: res.statusCode, limit: res.headers['ratelimit-limit'] }).toEqual({ url, status, limit: undefined });
+    }
+  });
+
   it('still answers quota, marked degraded, and gives a DID the anonymous lane', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/agents/me/quota', headers: { 'x-agent-did': 'did:cd:agent:x' } });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ lane: 'anonymous', did_status: 'did_rejected:rotation_check_unavailable', degraded: true });
+    expect(res.json().buckets).toMatchObject({
+      certificate_fetch_window: { limit: 60, remaining: 60 },
+      public_verify_window: { limit: 60, remaining: 60 },
+      registry_list_window: { limit: 60, remaining: 60 },
+      badge_window: { limit: 300, remaining: 300 },
+    });
   });
 });

@@ -213,4 +213,165 @@ describe('access (e2e)', () => {
       });
     });
   });
+
+  /**
+   * Issue 12 item 7: each public surface of the spec's throttle table is its own per-IP bucket,
+   * so using one surface up never blocks another.
+   */
+  describe('per-surface public buckets', () => {
+    let certId: string;
+    let datasetHash: string;
+    type Req = { method: 'GET' | 'POST'; url: string; payload?: object; status: number };
+    const send = (r: Req, ip: string, headers: Record<string, string> = {}) =>
+      t.app.inject({ method: r.method, url: r.url, payload: r.payload, headers: { 'x-forwarded-for': ip, ...headers } });
+
+    beforeAll(async () => {
+      const { key } = await orgWithKey(['certificates:write']);
+      const res = await t.app.inject({ method: 'POST', url: '/api/notary/create', headers: { ...bearer(key.key), 'x-forwarded-for': newIp() }, payload: { content: 'per-surface buckets' } });
+      expect(res.statusCode).toBe(200);
+      ({ certificate_id: certId, dataset_hash: datasetHash } = res.json());
+    });
+
+    // Every route of each surface, with the status it answers when not throttled.
+    const certificateFetch = (): Req[] => [
+      { method: 'GET', url: `/api/certificates/${certId}`, status: 200 },
+      { method: 'GET', url: `/api/certificates/${certId}/signed-payload`, status: 200 },
+      { method: 'GET', url: `/api/certificates/${certId}/download`, status: 200 },
+      { method: 'GET', url: `/api/cert/${certId}/manifest`, status: 200 },
+      { method: 'GET', url: `/verify/${certId}`, status: 200 },
+    ];
+    const verification = (): Req[] => [
+      { method: 'POST', url: '/api/verify', payload: { certificate_id: certId }, status: 200 },
+      { method: 'POST', url: '/api/verify/hash', payload: { cert_id: certId, sha256: datasetHash }, status: 200 },
+      { method: 'GET', url: `/api/verify/${certId}`, status: 200 },
+      { method: 'GET', url: `/api/predictions/proof?certificate_id=${certId}&hash=sha256:${'0'.repeat(64)}`, status: 404 }, // no such prediction: still counted
+      { method: 'POST', url: '/api/cdp/receipts/verify', payload: { receipt: {} }, status: 200 }, // verified: false
+    ];
+    const registry = (): Req[] => [{ method: 'GET', url: '/v1/registry?limit=1', status: 200 }];
+    const badge = (): Req[] => [{ method: 'GET', url: '/__access/badge', status: 200 }];
+
+    /** `limit` requests over the surface's routes, all served and counted; then the next is 429. */
+    const exhaust = async (routes: Req[], limit: number, ip: string) => {
+      for (let i = 0; i < limit; i++) {
+        const r = routes[i % routes.length];
+        const res = await send(r, ip);
+        expect({ url: r.url, status: res.statusCode }).toEqual({ url: r.url, status: r.status });
+        expect(res.headers['ratelimit-limit']).toBe(String(limit));
+        expect(res.headers['ratelimit-remaining']).toBe(String(limit - 1 - i));
+      }
+      for (const r of routes) {
+        const limited = await send(r, ip);
+        expect({ url: r.url, status: limited.statusCode }).toEqual({ url: r.url, status: 429 });
+        expect(limited.headers['ratelimit-remaining']).toBe('0');
+        expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+        expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(Number(limited.headers['ratelimit-reset']));
+        if (!r.url.startsWith('/verify/')) expect(limited.json()).toMatchObject({ ok: false, error: 'rate_limited' });
+      }
+    };
+    /** Every route of a surface still served from `ip`, on a fresh bucket of `limit`. */
+    const expectFresh = async (routes: Req[], limit: number, ip: string) => {
+      for (const [i, r] of routes.entries()) {
+        const res = await send(r, ip);
+        expect({ url: r.url, status: res.statusCode, limit: res.headers['ratelimit-limit'], remaining: res.headers['ratelimit-remaining'] }).toEqual({
+          url: r.url,
+          status: r.status,
+          limit: String(limit),
+          remaining: String(limit - 1 - i),
+        });
+      }
+    };
+
+    it('still verifies from an IP that made 60 certificate fetches, the 61st of which is 429', async () => {
+      const ip = newIp();
+      await exhaust(certificateFetch(), 60, ip);
+      await expectFresh(verification(), 60, ip);
+      await expectFresh(registry(), 60, ip);
+      await expectFresh(badge(), 300, ip);
+    });
+
+    it('still fetches certificates from an IP that made 60 verifications, the 61st of which is 429', async () => {
+      const ip = newIp();
+      await exhaust(verification(), 60, ip);
+      await expectFresh(certificateFetch(), 60, ip);
+      await expectFresh(registry(), 60, ip);
+    });
+
+    it('refuses the 61st registry list from one IP, and nothing else', async () => {
+      const ip = newIp();
+      await exhaust(registry(), 60, ip);
+      await expectFresh(certificateFetch(), 60, ip);
+      await expectFresh(verification(), 60, ip);
+    });
+
+    it('refuses the 301st badge read from one IP, and nothing else', async () => {
+      const ip = newIp();
+      await exhaust(badge(), 300, ip);
+      await expectFresh(certificateFetch(), 60, ip);
+      await expectFresh(verification(), 60, ip);
+      await expectFresh(registry(), 60, ip);
+    });
+
+    it('gives the agent lane its larger bucket on each surface, separately', async () => {
+      const ip = newIp();
+      const did = { 'x-agent-did': `did:cd:agent:surfaces-${ip}` };
+      for (const [routes, limit] of [
+        [certificateFetch(), 240],
+        [verification(), 240],
+        [registry(), 240],
+        [badge(), 1200],
+      ] as const) {
+        const res = await send(routes[0], ip, did);
+        expect({ url: routes[0].url, limit: res.headers['ratelimit-limit'], remaining: res.headers['ratelimit-remaining'] }).toEqual({
+          url: routes[0].url,
+          limit: String(limit),
+          remaining: String(limit - 1),
+        });
+      }
+    });
+
+    it('reports each bucket in the quota document, counted on its own', async () => {
+      const ip = newIp();
+      for (let i = 0; i < 3; i++) await send(certificateFetch()[i], ip);
+      for (let i = 0; i < 2; i++) await send(verification()[i], ip);
+      await send(registry()[0], ip);
+      for (let i = 0; i < 4; i++) await send(badge()[0], ip);
+      const quota = await call('GET', '/api/agents/me/quota', {}, ip);
+      expect(quota.statusCode).toBe(200);
+      expect(quota.json()).toMatchObject({
+        schema_version: 'service.quota.v1',
+        lane: 'anonymous',
+        buckets: {
+          certificate_fetch_window: { limit: 60, remaining: 57, window_seconds: 60 },
+          public_verify_window: { limit: 60, remaining: 58, window_seconds: 60 },
+          registry_list_window: { limit: 60, remaining: 59, window_seconds: 60 },
+          badge_window: { limit: 300, remaining: 296, window_seconds: 60 },
+          demo_window: { limit: 10, remaining: 10 },
+          sandbox_key_daily: { limit: 3, remaining: 3 },
+          sandbox_key_global_window: { limit: 60, window_seconds: 60 },
+        },
+      });
+      for (const b of Object.values(quota.json().buckets as Record<string, { reset_seconds: number }>)) expect(b.reset_seconds).toBeGreaterThanOrEqual(0);
+
+      const agent = (await call('GET', '/api/agents/me/quota', { 'x-agent-did': `did:cd:agent:quota-${ip}` }, ip)).json();
+      expect(agent).toMatchObject({
+        lane: 'agent',
+        buckets: {
+          certificate_fetch_window: { limit: 240, remaining: 240 },
+          public_verify_window: { limit: 240, remaining: 240 },
+          registry_list_window: { limit: 240, remaining: 240 },
+          badge_window: { limit: 1200, remaining: 1200 },
+        },
+      });
+
+      // A key counts the public reads against its own per-key window.
+      const { key } = await orgWithKey(['payments:read']);
+      const perKey = t.config.RATE_LIMIT_KEY_PER_MINUTE;
+      await send(certificateFetch()[0], ip, bearer(key.key));
+      const authed = (await call('GET', '/api/agents/me/quota', bearer(key.key), ip)).json();
+      expect(authed.lane).toBe('authenticated');
+      for (const name of ['certificate_fetch_window', 'public_verify_window', 'registry_list_window', 'badge_window']) {
+        expect({ name, ...authed.buckets[name] }).toMatchObject({ name, limit: perKey, remaining: perKey - 1 });
+      }
+    });
+  });
 });

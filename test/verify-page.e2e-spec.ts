@@ -110,14 +110,16 @@ describe('verify page (e2e)', () => {
     expect(scripts.filter((s) => !/^<script src="\/assets\/sigil\.browser\.js\?v=[0-9a-f]{16}">$/.test(s))).toEqual(['<script type="application/json" id="certificate-data">', '<script>', '<script>']);
   });
 
-  it('is throttled like the other public certificate reads: the same public_verify_window bucket', async () => {
+  it('is throttled as a certificate fetch: the certificate_fetch_window bucket, not verification', async () => {
     const cert = await issue({ content: 'throttle me' });
     const from = ip();
     const first = await get(`/verify/${cert.certificate_id}`, from);
     expect(first.headers['ratelimit-limit']).toBe('60');
     const remaining = Number(first.headers['ratelimit-remaining']);
-    // GET /api/verify/{id} counts in the same per-IP bucket as the page.
-    expect(Number((await get(`/api/verify/${cert.certificate_id}`, from)).headers['ratelimit-remaining'])).toBe(remaining - 1);
+    // GET /api/certificates/{id} counts in the same per-IP bucket as the page.
+    expect(Number((await get(`/api/certificates/${cert.certificate_id}`, from)).headers['ratelimit-remaining'])).toBe(remaining - 1);
+    // GET /api/verify/{id} is verification: its own bucket, untouched by the page.
+    expect((await get(`/api/verify/${cert.certificate_id}`, from)).headers['ratelimit-remaining']).toBe('59');
     for (let i = 0; i < remaining - 1; i++) expect((await get(`/verify/${cert.certificate_id}`, from)).statusCode).toBe(200);
     const limited = await get(`/verify/${cert.certificate_id}`, from);
     expect(limited.statusCode).toBe(429);

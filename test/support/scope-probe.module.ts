@@ -15,6 +15,13 @@ class ScopeProbeController {
   publicRead(@Caller() caller: AccessContext) {
     return { ok: true, lane: caller.lane, did_status: caller.didStatus };
   }
+
+  /** Stands in for the badge route: the badge_window bucket (300/min per IP). */
+  @Get('badge')
+  @Throttle('badge_window')
+  badge(@Caller() caller: AccessContext) {
+    return { ok: true, lane: caller.lane };
+  }
 }
 
 @Module({ controllers: [ScopeProbeController] })

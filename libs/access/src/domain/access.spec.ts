@@ -1,6 +1,6 @@
 import { apiKeyMatches, generateApiKey, hashApiKey, parseApiKey, parseAuthorization } from './api-key';
 import { didIdentityKey, parseAgentDid } from './agent-did';
-import { BUCKETS, ruleFor } from './lanes';
+import { BucketPolicy, BUCKETS, PUBLIC_READ_BUCKETS, ruleFor } from './lanes';
 import { missingScopes, parseScopes, SCOPES } from './scopes';
 
 describe('API keys', () => {
@@ -103,5 +103,37 @@ describe('lanes and buckets', () => {
     expect(ruleFor('public_verify_window', 'authenticated', perKey)).toBe(perKey);
     expect(ruleFor('public_verify_window', 'anonymous', perKey)).toEqual({ limit: 60, windowSeconds: 60 });
     expect(ruleFor('sandbox_key_daily', 'authenticated', perKey)).toEqual({ limit: 30, windowSeconds: 86_400 });
+  });
+
+  it('counts each public surface of the spec in its own bucket, with the spec\'s anonymous values per IP', () => {
+    const perMinute = (limit: number) => ({ limit, windowSeconds: 60 });
+    expect(BUCKETS.certificate_fetch_window.anonymous).toEqual(perMinute(60));
+    expect(BUCKETS.public_verify_window.anonymous).toEqual(perMinute(60));
+    expect(BUCKETS.registry_list_window.anonymous).toEqual(perMinute(60));
+    expect(BUCKETS.badge_window.anonymous).toEqual(perMinute(300));
+    expect(BUCKETS.demo_window.anonymous).toEqual({ limit: 10, windowSeconds: 900 });
+    expect([...PUBLIC_READ_BUCKETS].sort()).toEqual(['badge_window', 'certificate_fetch_window', 'public_verify_window', 'registry_list_window']);
+    expect(new Set(PUBLIC_READ_BUCKETS).size).toBe(PUBLIC_READ_BUCKETS.length);
+  });
+
+  it('gives the agent lane 4× the anonymous value on the public reads, as the spec does for public_verify_window', () => {
+    for (const name of PUBLIC_READ_BUCKETS) {
+      const policy: BucketPolicy = BUCKETS[name];
+      expect({ name, agent: policy.agent }).toEqual({ name, agent: { limit: 4 * policy.anonymous!.limit, windowSeconds: policy.anonymous!.windowSeconds } });
+    }
+    expect(BUCKETS.certificate_fetch_window.agent.limit).toBe(240);
+    expect(BUCKETS.registry_list_window.agent.limit).toBe(240);
+    expect(BUCKETS.badge_window.agent.limit).toBe(1200);
+  });
+
+  it('fails open on every public read, keeps no global bucket or per-IP key counting there, and lets keys use their own window', () => {
+    for (const name of PUBLIC_READ_BUCKETS) {
+      const policy: BucketPolicy = BUCKETS[name];
+      expect({ name, onStoreDown: policy.onStoreDown, global: policy.global, perIp: policy.perIp }).toEqual({ name, onStoreDown: 'open', global: undefined, perIp: undefined });
+      expect(ruleFor(name, 'authenticated', perKey)).toBe(perKey);
+      expect(ruleFor(name, 'anonymous', perKey)).toEqual(policy.anonymous);
+      expect(ruleFor(name, 'agent', perKey)).toEqual(policy.agent);
+    }
+    expect(BUCKETS.sandbox_key_daily.onStoreDown).toBe('closed');
   });
 });

@@ -32,11 +32,40 @@ export interface BucketPolicy {
   onStoreDown: 'open' | 'closed';
 }
 
+/**
+ * Agent-lane values: the spec gives `demo_window` 60, `public_verify_window` 240 and
+ * `sandbox_key_daily` 30. Its other public per-minute surfaces (certificate fetch, registry
+ * list, badge data) get 4× their anonymous value, the ratio `public_verify_window` has.
+ * Each surface is its own bucket: certificate fetches never use up verification, and so on.
+ */
 export const BUCKETS = {
-  // Payment verify, certificate fetch, verification: public reads.
+  // Payment verify and verification: POST /api/verify, POST /api/verify/hash, GET /api/verify/{id},
+  // GET /api/predictions/proof, POST /api/cdp/receipts/verify.
   public_verify_window: {
     anonymous: { limit: 60, windowSeconds: 60 },
     agent: { limit: 240, windowSeconds: 60 },
+    authenticated: null,
+    onStoreDown: 'open',
+  },
+  // Certificate fetch: GET /api/certificates/{id} (and /signed-payload, /download),
+  // GET /api/cert/{id}/manifest, the GET /verify/{id} page.
+  certificate_fetch_window: {
+    anonymous: { limit: 60, windowSeconds: 60 },
+    agent: { limit: 240, windowSeconds: 60 },
+    authenticated: null,
+    onStoreDown: 'open',
+  },
+  // Registry list: GET /v1/registry.
+  registry_list_window: {
+    anonymous: { limit: 60, windowSeconds: 60 },
+    agent: { limit: 240, windowSeconds: 60 },
+    authenticated: null,
+    onStoreDown: 'open',
+  },
+  // Badge data (GET /api/badge/{certificate_id}).
+  badge_window: {
+    anonymous: { limit: 300, windowSeconds: 60 },
+    agent: { limit: 1200, windowSeconds: 60 },
     authenticated: null,
     onStoreDown: 'open',
   },
@@ -63,21 +92,12 @@ export const BUCKETS = {
     perIp: true,
     onStoreDown: 'open',
   },
-  registry_list: {
-    anonymous: { limit: 60, windowSeconds: 60 },
-    agent: { limit: 60, windowSeconds: 60 },
-    authenticated: null,
-    onStoreDown: 'open',
-  },
-  badge: {
-    anonymous: { limit: 300, windowSeconds: 60 },
-    agent: { limit: 300, windowSeconds: 60 },
-    authenticated: null,
-    onStoreDown: 'open',
-  },
 } satisfies Record<string, BucketPolicy>;
 
 export type BucketName = keyof typeof BUCKETS;
+
+/** The public read surfaces, each counted on its own; the quota document reports each one. */
+export const PUBLIC_READ_BUCKETS = ['public_verify_window', 'certificate_fetch_window', 'registry_list_window', 'badge_window'] as const satisfies readonly BucketName[];
 
 /** The rule that applies to a lane on a bucket; authenticated callers fall back to their key's limit. */
 export function ruleFor(bucket: BucketName, lane: Lane, perKey: BucketRule): BucketRule | null {

@@ -24,6 +24,9 @@ export const quotaStateSchema = apiOutput(
       buckets: z.object({
         demo_window: quotaBucketSchema,
         public_verify_window: quotaBucketSchema,
+        certificate_fetch_window: quotaBucketSchema,
+        registry_list_window: quotaBucketSchema,
+        badge_window: quotaBucketSchema,
         sandbox_key_daily: quotaBucketSchema,
         sandbox_key_global_window: quotaBucketSchema,
       }),

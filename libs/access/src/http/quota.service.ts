@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/core';
-import { BUCKETS, LANES, ruleFor } from '../domain/lanes';
+import { BucketName, BucketPolicy, BUCKETS, LANES, ruleFor } from '../domain/lanes';
 import { BucketState, RateLimitStore, RateLimitStoreUnavailable } from '../limits/rate-limit.store';
 import { AccessContext } from './access-context';
 
@@ -33,16 +33,30 @@ export class QuotaService {
       }
       return { limit: s.limit, remaining: s.remaining, reset_seconds: s.resetSeconds, window_seconds: s.windowSeconds };
     };
-    // Authenticated callers count these surfaces against their key's window.
-    const subject = (bucket: 'demo_window' | 'public_verify_window' | 'sandbox_key_daily') => {
-      const own = bucket === 'sandbox_key_daily' || !access.principal;
+    // Authenticated callers count a surface without a rule of its own against their key's window.
+    const subject = (bucket: Exclude<BucketName, 'notary_issue'>) => {
+      const policy: BucketPolicy = BUCKETS[bucket];
+      const own = Boolean(policy.authenticated) || !access.principal;
       return peek(own ? bucket : 'key_window', access.identityKey, ruleFor(bucket, access.lane, perKey)!);
     };
+    // Read in parallel (one store round trip each), reported in this order.
+    const [demo, verify, certificates, registry, badge, sandboxKey, sandboxKeyGlobal] = await Promise.all([
+      subject('demo_window'),
+      subject('public_verify_window'),
+      subject('certificate_fetch_window'),
+      subject('registry_list_window'),
+      subject('badge_window'),
+      subject('sandbox_key_daily'),
+      peek('sandbox_key_daily:global', 'global', BUCKETS.sandbox_key_daily.global),
+    ]);
     const buckets = {
-      demo_window: await subject('demo_window'),
-      public_verify_window: await subject('public_verify_window'),
-      sandbox_key_daily: await subject('sandbox_key_daily'),
-      sandbox_key_global_window: await peek('sandbox_key_daily:global', 'global', BUCKETS.sandbox_key_daily.global),
+      demo_window: demo,
+      public_verify_window: verify,
+      certificate_fetch_window: certificates,
+      registry_list_window: registry,
+      badge_window: badge,
+      sandbox_key_daily: sandboxKey,
+      sandbox_key_global_window: sandboxKeyGlobal,
     };
     return {
       schema_version: 'service.quota.v1',

@@ -49,7 +49,7 @@ export class NotaryController {
   }
 
   @Get('api/certificates/:certId')
-  @Throttle('public_verify_window')
+  @Throttle('certificate_fetch_window')
   @ApiOperation({ operationId: 'getCertificate', summary: 'The certificate: its service.cert.v1 fields and signature' })
   @ApiPathParams(idParams)
   @ApiJsonResponse(200, 'Certificate')
@@ -58,7 +58,7 @@ export class NotaryController {
   }
 
   @Get('api/certificates/:certId/signed-payload')
-  @Throttle('public_verify_window')
+  @Throttle('certificate_fetch_window')
   @ApiOperation({ operationId: 'getSignedPayload', summary: 'The exact signed payload and its signature (SignedManifest), as plain JSON' })
   @ApiPathParams(idParams)
   @ApiJsonResponse(200, 'SignedManifest')
@@ -67,7 +67,7 @@ export class NotaryController {
   }
 
   @Get('api/cert/:certId/manifest')
-  @Throttle('public_verify_window')
+  @Throttle('certificate_fetch_window')
   @ApiOperation({ operationId: 'getManifest', summary: 'The signed certificate manifest (the same SignedManifest)' })
   @ApiPathParams(idParams)
   @ApiJsonResponse(200, 'SignedManifest')
@@ -76,7 +76,7 @@ export class NotaryController {
   }
 
   @Get('api/certificates/:certId/download')
-  @Throttle('public_verify_window')
+  @Throttle('certificate_fetch_window')
   @ApiOperation({ operationId: 'downloadCertificate', summary: 'The SignedManifest as an application/service.manifest+json attachment' })
   @ApiPathParams(idParams)
   @ApiProduces('application/service.manifest+json')

@@ -58,7 +58,7 @@ export class VerifyPageController {
   ) {}
 
   @Get(':certId')
-  @Throttle('public_verify_window')
+  @Throttle('certificate_fetch_window')
   @ApiProduces('text/html')
   @ApiOperation({ summary: 'Public verification page (HTML): the verdict, the signing key, the signed JSON, the signature checked again in the browser by the SDK, and an in-browser file hash check' })
   async page(@Param(new ZodPipe(idParams, 'params')) p: z.infer<typeof idParams>, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {

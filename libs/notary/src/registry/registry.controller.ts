@@ -26,7 +26,7 @@ export class RegistryController {
   constructor(private readonly registry: RegistryService) {}
 
   @Get()
-  @Throttle('registry_list')
+  @Throttle('registry_list_window')
   @ApiOperation({ operationId: 'listRegistry', summary: 'The registry, newest first, filtered; visibility=private needs a key and lists its own organization’s entries' })
   @ApiQueryParams(listQuery)
   @ApiJsonResponse(200, 'RegistryPage')

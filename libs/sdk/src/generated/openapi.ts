@@ -1167,6 +1167,9 @@ export interface components {
             buckets: {
                 demo_window: components["schemas"]["QuotaBucket"];
                 public_verify_window: components["schemas"]["QuotaBucket"];
+                certificate_fetch_window: components["schemas"]["QuotaBucket"];
+                registry_list_window: components["schemas"]["QuotaBucket"];
+                badge_window: components["schemas"]["QuotaBucket"];
                 sandbox_key_daily: components["schemas"]["QuotaBucket"];
                 sandbox_key_global_window: components["schemas"]["QuotaBucket"];
             };
