@@ -35,6 +35,8 @@ import { RegisterRegistryEntryController } from '../register-registry-entry/regi
 import { RegisterRegistryEntryHandler } from '../register-registry-entry/register-registry-entry.handler';
 import { EditRegistryEntryController } from '../edit-registry-entry/edit-registry-entry.controller';
 import { EditRegistryEntryHandler } from '../edit-registry-entry/edit-registry-entry.handler';
+import { GetBadgeController } from '../get-badge/get-badge.controller';
+import { GetBadgeHandler } from '../get-badge/get-badge.handler';
 
 /** The notary's inline read models, registered with the event store wherever it is opened. */
 export const notaryProjections: InlineProjection[] = [certificatesProjection, signingKeysProjection];
@@ -51,7 +53,7 @@ export class NotaryModule {
     return {
       module: NotaryModule,
       imports: [CqrsModule, IdempotencyModule.forRoot(), SigningKeysModule],
-      controllers: [IssueCertificateController, RegisterRegistryEntryController, EditRegistryEntryController, NotaryController, SigningKeysController, CheckoutCreditsController, RegistryController, VerifyPageController, SdkAssetsController],
+      controllers: [GetBadgeController, IssueCertificateController, RegisterRegistryEntryController, EditRegistryEntryController, NotaryController, SigningKeysController, CheckoutCreditsController, RegistryController, VerifyPageController, SdkAssetsController],
       providers: [
         // The SDK's browser bundle for the /verify page (libs/sdk/dist; `npm start` builds it).
         { provide: SdkBundle, useFactory: () => new SdkBundle(SdkBundle.locate()) },
@@ -63,6 +65,8 @@ export class NotaryModule {
           inject: [SigningKeyStore],
         },
         { provide: NOTARY_CLOCK, useValue: systemClock },
+        // A class provider: the QueryBus finds a handler by its class.
+        GetBadgeHandler,
         IssueCertificateHandler,
         RotateSigningKeyHandler,
         RevokeSigningKeyHandler,

@@ -104,6 +104,24 @@ export const hashVerificationResultSchema = apiOutput(
   }),
 );
 
+export const badgeSchema = apiOutput(
+  'Badge',
+  z.object({
+    schemaVersion: z.literal(1).describe("shields.io's endpoint-badge format"),
+    state: z.enum(['verified', 'deprecated', 'revoked_key', 'invalid', 'not_found']),
+    label: z.string(),
+    message: z.string(),
+    color: z.string(),
+    certificate_id: z.string(),
+    verified: z.boolean(),
+    schema_version: z.string().nullable(),
+    issued_at: z.string().nullable(),
+    key_id: z.string().nullable(),
+    reason: z.string().nullable(),
+    verify_url: z.string(),
+  }),
+);
+
 export const signingKeySchema = apiOutput(
   'SigningKey',
   z.object({

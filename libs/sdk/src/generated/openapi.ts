@@ -121,6 +121,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/badge/{certificate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A certificate's badge: JSON (shields.io endpoint format and the verdict), or an SVG image with the .svg suffix */
+        get: operations["getBadge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notary/create": {
         parameters: {
             query?: never;
@@ -821,6 +838,25 @@ export interface components {
             delegated_authority?: string;
             expiration_iso: string;
             policy_id?: string;
+        };
+        Badge: {
+            /**
+             * @description shields.io's endpoint-badge format
+             * @enum {number}
+             */
+            schemaVersion: 1;
+            /** @enum {string} */
+            state: "verified" | "deprecated" | "revoked_key" | "invalid" | "not_found";
+            label: string;
+            message: string;
+            color: string;
+            certificate_id: string;
+            verified: boolean;
+            schema_version: string | null;
+            issued_at: string | null;
+            key_id: string | null;
+            reason: string | null;
+            verify_url: string;
         };
         Caller: {
             org_id: string;
@@ -1784,6 +1820,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getBadge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                certificate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Badge"];
+                    "image/svg+xml": components["schemas"]["Badge"];
                 };
             };
             /** @description An error */
