@@ -93,6 +93,7 @@ describe('SDK client: every endpoint (e2e)', () => {
     await expect(anonymous.verifyHash({ hash: issued.dataset_hash })).resolves.toMatchObject({ verified: true, certificates: [expect.objectContaining({ certificate_id: id })] });
     await expect(anonymous.getVerificationReport(id)).resolves.toMatchObject({ verified: true, checks: { signature: 'valid', canonical_payload_hash: verifyCertificate(signed, keys).payload_hash } });
     await expect(anonymous.verifyCertificateLocally(id)).resolves.toMatchObject({ valid: true, key_status: 'active' });
+    await expect(anonymous.getBadge(id)).resolves.toMatchObject({ schemaVersion: 1, state: 'verified', message: 'verified', certificate_id: id });
 
     const hashes = ['p1', 'p2', 'p3'].map((x) => `sha256:${createHash('sha256').update(x).digest('hex')}`);
     const manifest = await sigil.issueCertificate({

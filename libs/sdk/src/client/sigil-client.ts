@@ -68,6 +68,11 @@ export class SigilClient extends SigilTransport {
     return this.request('GET', path`/api/verify/${certificateId}`);
   }
 
+  /** A certificate's badge (JSON: shields.io endpoint format plus the verdict); `<id>.svg` on the service is the image. */
+  getBadge(certificateId: string): Promise<ResponseOf<'getBadge'>> {
+    return this.request('GET', path`/api/badge/${certificateId}`);
+  }
+
   /** /.well-known/signing-keys.json: every key with its status. */
   getSigningKeys(): Promise<ResponseOf<'getSigningKeys'>> {
     return this.request('GET', '/.well-known/signing-keys.json');
