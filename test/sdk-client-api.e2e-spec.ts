@@ -164,6 +164,7 @@ describe('SDK client: every endpoint (e2e)', () => {
     const expiration_iso = new Date(Date.now() + 3_600_000).toISOString();
     const request = { amount_cents: 1_250, currency: 'USD', merchant_id: 'm_tools', purpose_tag: 'software', expiration_iso };
     await expect(sigil.simulatePolicy('default', request)).resolves.toMatchObject({ decision: 'authorized', reason_code: null });
+    await expect(sigil.quotePayment(request)).resolves.toMatchObject({ quoted: true, decision: 'authorized', reason_code: null });
 
     const decision = await sigil.authorize(request);
     expect(decision).toMatchObject({ decision: 'authorized', status: 'authorized' });

@@ -30,6 +30,8 @@ import { ApproveAuthorizationHandler } from './approve-authorization/approve-aut
 import { RejectAuthorizationController } from './reject-authorization/reject-authorization.controller';
 import { RejectAuthorizationHandler } from './reject-authorization/reject-authorization.handler';
 import { ReviewRules } from './transactions/review-rules';
+import { QuotePaymentController } from './quote-payment/quote-payment.controller';
+import { QuotePaymentHandler } from './quote-payment/quote-payment.handler';
 import { AccessReadModel } from '@app/access';
 import { ExpireAuthorizationsCommand } from './expire-authorizations/expire-authorizations.command';
 import { ExpireAuthorizationsHandler } from './expire-authorizations/expire-authorizations.handler';
@@ -64,7 +66,7 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
     return {
       module: CommerceModule,
       imports: [CqrsModule, IdempotencyModule.forRoot(), SigningKeysModule],
-      controllers: [PutPolicyController, PoliciesController, AuthorizePaymentController, ExecutePaymentController, TransactionsController, ApproveAuthorizationController, RejectAuthorizationController, ReceiptVerificationController],
+      controllers: [QuotePaymentController, PutPolicyController, PoliciesController, AuthorizePaymentController, ExecutePaymentController, TransactionsController, ApproveAuthorizationController, RejectAuthorizationController, ReceiptVerificationController],
       providers: [
         { provide: SPEND_LEDGER, useFactory: (db: SqlDatabase) => new RecordedSpendLedger(db), inject: [SqlDatabase] },
         {
@@ -115,6 +117,7 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
         },
         ApproveAuthorizationHandler,
         RejectAuthorizationHandler,
+        QuotePaymentHandler,
       ],
       exports: [PolicyService, SPEND_LEDGER, TransactionQueries, ExpirySweep],
     };

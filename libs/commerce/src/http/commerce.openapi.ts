@@ -240,6 +240,20 @@ export const policyVersionRecordedSchema = apiOutput(
   z.object({ ...policyVersionFields, recorded: z.boolean().describe('false when the document hashed as the current version') }),
 );
 export const policyVersionListSchema = apiOutput('PolicyVersionList', z.object({ policy_id: z.string(), versions: z.array(policyVersionSchema) }));
+export const paymentQuoteSchema = apiOutput(
+  'PaymentQuote',
+  z.object({
+    quoted: z.literal(true),
+    policy_id: z.string(),
+    version: z.number().int().nullable().describe('null: no such policy (blocked, POLICY_NOT_FOUND, as authorize would be)'),
+    policy_hash: z.string().nullable(),
+    evaluated_at: z.string(),
+    decision,
+    reason_code: reasonCode,
+    checks: z.array(policyCheck),
+    spend_caps_evaluated_against: z.enum(['none', 'recorded_spend']),
+  }),
+);
 export const policySimulationSchema = apiOutput(
   'PolicySimulation',
   z.object({

@@ -154,6 +154,11 @@ export class SigilClient extends SigilTransport {
     return this.request('GET', path`/api/cdp/policies/${policyId}/versions/${version}`);
   }
 
+  /** What authorize would decide for this request now (policy and recorded spend); records nothing, so it is safe to repeat. */
+  quotePayment(request: BodyOf<'quotePayment'>): Promise<ResponseOf<'quotePayment'>> {
+    return this.request('POST', '/api/cdp/quote', { body: request, ...READ_ONLY });
+  }
+
   /** Evaluates a request against the policy's current version; records nothing. */
   simulatePolicy(policyId: string, request: BodyOf<'simulatePolicy'>): Promise<ResponseOf<'simulatePolicy'>> {
     return this.request('POST', path`/api/cdp/policies/${policyId}/simulate`, { body: request, ...READ_ONLY });

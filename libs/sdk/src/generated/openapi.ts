@@ -516,6 +516,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/cdp/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What authorize would decide for a payment_authorization.v1 request now, against the caller's policy and recorded spend; records nothing */
+        post: operations["quotePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/cdp/policies/{policy_id}": {
         parameters: {
             query?: never;
@@ -1074,6 +1091,22 @@ export interface components {
                 record_hash: string;
                 signature: components["schemas"]["RecordSignature"];
             }[];
+        };
+        PaymentQuote: {
+            /** @enum {boolean} */
+            quoted: true;
+            policy_id: string;
+            /** @description null: no such policy (blocked, POLICY_NOT_FOUND, as authorize would be) */
+            version: number | null;
+            policy_hash: string | null;
+            evaluated_at: string;
+            /** @enum {string} */
+            decision: "authorized" | "blocked" | "needs_review";
+            /** @enum {string|null} */
+            reason_code: "AMOUNT_EXCEEDS_LIMIT" | "MERCHANT_BLOCKED" | "PURPOSE_NOT_PERMITTED" | "EXPIRED" | "SPEND_CAP_EXCEEDED" | "POLICY_NOT_FOUND" | "REVIEW_REQUIRED" | null;
+            checks: components["schemas"]["PolicyCheck"][];
+            /** @enum {string} */
+            spend_caps_evaluated_against: "none" | "recorded_spend";
         };
         /** @description A signed payment receipt: verify offline against /.well-known/signing-keys.json */
         PaymentReceipt: {
@@ -2695,6 +2728,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookRedelivery"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    quotePayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentQuote"];
                 };
             };
             /** @description An error */
