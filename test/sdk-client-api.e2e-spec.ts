@@ -165,6 +165,7 @@ describe('SDK client: every endpoint (e2e)', () => {
     const request = { amount_cents: 1_250, currency: 'USD', merchant_id: 'm_tools', purpose_tag: 'software', expiration_iso };
     await expect(sigil.simulatePolicy('default', request)).resolves.toMatchObject({ decision: 'authorized', reason_code: null });
     await expect(sigil.quotePayment(request)).resolves.toMatchObject({ quoted: true, decision: 'authorized', reason_code: null });
+    await expect(sigil.demoDecision(request)).resolves.toMatchObject({ demo: true, decision_record: { schema_version: 'payment_decision.v1' } });
 
     const decision = await sigil.authorize(request);
     expect(decision).toMatchObject({ decision: 'authorized', status: 'authorized' });

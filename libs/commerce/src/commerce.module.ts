@@ -32,6 +32,8 @@ import { RejectAuthorizationHandler } from './reject-authorization/reject-author
 import { ReviewRules } from './transactions/review-rules';
 import { QuotePaymentController } from './quote-payment/quote-payment.controller';
 import { QuotePaymentHandler } from './quote-payment/quote-payment.handler';
+import { DemoDecisionController } from './demo-decision/demo-decision.controller';
+import { DemoDecisionHandler } from './demo-decision/demo-decision.handler';
 import { AccessReadModel } from '@app/access';
 import { ExpireAuthorizationsCommand } from './expire-authorizations/expire-authorizations.command';
 import { ExpireAuthorizationsHandler } from './expire-authorizations/expire-authorizations.handler';
@@ -66,7 +68,7 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
     return {
       module: CommerceModule,
       imports: [CqrsModule, IdempotencyModule.forRoot(), SigningKeysModule],
-      controllers: [QuotePaymentController, PutPolicyController, PoliciesController, AuthorizePaymentController, ExecutePaymentController, TransactionsController, ApproveAuthorizationController, RejectAuthorizationController, ReceiptVerificationController],
+      controllers: [DemoDecisionController, QuotePaymentController, PutPolicyController, PoliciesController, AuthorizePaymentController, ExecutePaymentController, TransactionsController, ApproveAuthorizationController, RejectAuthorizationController, ReceiptVerificationController],
       providers: [
         { provide: SPEND_LEDGER, useFactory: (db: SqlDatabase) => new RecordedSpendLedger(db), inject: [SqlDatabase] },
         {
@@ -118,6 +120,7 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
         ApproveAuthorizationHandler,
         RejectAuthorizationHandler,
         QuotePaymentHandler,
+        DemoDecisionHandler,
       ],
       exports: [PolicyService, SPEND_LEDGER, TransactionQueries, ExpirySweep],
     };

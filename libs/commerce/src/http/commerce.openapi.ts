@@ -240,6 +240,21 @@ export const policyVersionRecordedSchema = apiOutput(
   z.object({ ...policyVersionFields, recorded: z.boolean().describe('false when the document hashed as the current version') }),
 );
 export const policyVersionListSchema = apiOutput('PolicyVersionList', z.object({ policy_id: z.string(), versions: z.array(policyVersionSchema) }));
+export const demoDecisionSchema = apiOutput(
+  'DemoDecision',
+  z.object({
+    demo: z.literal(true),
+    decision,
+    reason_code: reasonCode,
+    checks: z.array(policyCheck),
+    policy: z.record(z.string(), z.unknown()).describe('the fixed demo policy'),
+    policy_hash: z.string(),
+    decision_record: z
+      .object({ schema_version: z.literal('payment_decision.v1'), payload: z.record(z.string(), z.unknown()), record_hash: z.string(), signature: recordSignature })
+      .describe('signed like a real decision record (payload.demo: true); verify it offline against /.well-known/signing-keys.json'),
+  }),
+);
+
 export const paymentQuoteSchema = apiOutput(
   'PaymentQuote',
   z.object({

@@ -154,6 +154,11 @@ export class SigilClient extends SigilTransport {
     return this.request('GET', path`/api/cdp/policies/${policyId}/versions/${version}`);
   }
 
+  /** The anonymous decision-ledger demo: a request decided against the fixed demo policy, with its signed record. */
+  demoDecision(request: BodyOf<'demoDecision'>): Promise<ResponseOf<'demoDecision'>> {
+    return this.request('POST', '/api/demo/decision-ledger', { body: request, ...READ_ONLY });
+  }
+
   /** What authorize would decide for this request now (policy and recorded spend); records nothing, so it is safe to repeat. */
   quotePayment(request: BodyOf<'quotePayment'>): Promise<ResponseOf<'quotePayment'>> {
     return this.request('POST', '/api/cdp/quote', { body: request, ...READ_ONLY });

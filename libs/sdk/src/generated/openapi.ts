@@ -516,6 +516,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/demo/decision-ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Anonymous demo: a payment_authorization.v1 request decided against a fixed demo policy, with its signed decision record; nothing is recorded */
+        post: operations["demoDecision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/cdp/quote": {
         parameters: {
             query?: never;
@@ -971,6 +988,30 @@ export interface components {
         };
         CreditsCheckoutRequest: {
             credits: number;
+        };
+        DemoDecision: {
+            /** @enum {boolean} */
+            demo: true;
+            /** @enum {string} */
+            decision: "authorized" | "blocked" | "needs_review";
+            /** @enum {string|null} */
+            reason_code: "AMOUNT_EXCEEDS_LIMIT" | "MERCHANT_BLOCKED" | "PURPOSE_NOT_PERMITTED" | "EXPIRED" | "SPEND_CAP_EXCEEDED" | "POLICY_NOT_FOUND" | "REVIEW_REQUIRED" | null;
+            checks: components["schemas"]["PolicyCheck"][];
+            /** @description the fixed demo policy */
+            policy: {
+                [key: string]: unknown;
+            };
+            policy_hash: string;
+            /** @description signed like a real decision record (payload.demo: true); verify it offline against /.well-known/signing-keys.json */
+            decision_record: {
+                /** @enum {string} */
+                schema_version: "payment_decision.v1";
+                payload: {
+                    [key: string]: unknown;
+                };
+                record_hash: string;
+                signature: components["schemas"]["RecordSignature"];
+            };
         };
         ExecutionResult: {
             /** @enum {string} */
@@ -2728,6 +2769,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookRedelivery"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    demoDecision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DemoDecision"];
                 };
             };
             /** @description An error */
