@@ -2,9 +2,9 @@ import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { fastify } from 'fastify';
+import { fastify, FastifyReply } from 'fastify';
 import { AppConfig } from '@app/core';
-import { completeOpenApiDocument, createLogger, ErrorEnvelopeFilter, Logger, PinoNestLogger, requestIdFor } from '@app/http';
+import { completeOpenApiDocument, createLogger, ErrorEnvelopeFilter, errorEnvelope, Logger, PinoNestLogger, requestIdFor } from '@app/http';
 import { ISSUANCE_BODY_LIMIT_BYTES } from '@app/notary';
 import { Lifecycle } from '@app/platform';
 import type { SettlementProvider } from '@app/settlement';
@@ -33,6 +33,15 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     trustProxy: config.TRUST_PROXY,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
+    // What Fastify refuses before any route or hook runs (a path that is not valid percent-encoding,
+    // `%ED%A0%80`, `%`; a path parameter over 100 characters) gets the envelope too, 400 bad_request:
+    // Fastify's own answer was `{ error, code: FST_ERR_…, statusCode }` (and 414 for the length).
+    frameworkErrors: (error, request, reply) => {
+      const status = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 400 : 500;
+      const body = status === 400 ? errorEnvelope('bad_request', 'The request path is malformed', 400) : errorEnvelope('internal_error', 'Internal server error', 500);
+      if (status >= 500) request.log.error({ err: error }, 'request failed');
+      void (reply as FastifyReply).status(status).header('x-request-id', request.id).header('content-type', 'application/json; charset=utf-8').send(body);
+    },
   });
   // JSON is the one request body the API takes (docs/errors.md): any other Content-Type is 415
   // unsupported_media_type. So Fastify's text/plain parser goes (it handed a route a string: a
