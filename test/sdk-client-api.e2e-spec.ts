@@ -94,6 +94,8 @@ describe('SDK client: every endpoint (e2e)', () => {
     await expect(anonymous.getVerificationReport(id)).resolves.toMatchObject({ verified: true, checks: { signature: 'valid', canonical_payload_hash: verifyCertificate(signed, keys).payload_hash } });
     await expect(anonymous.verifyCertificateLocally(id)).resolves.toMatchObject({ valid: true, key_status: 'active' });
     await expect(anonymous.getBadge(id)).resolves.toMatchObject({ schemaVersion: 1, state: 'verified', message: 'verified', certificate_id: id });
+    const sandbox = await anonymous.generateSandboxDataset();
+    expect(sandbox).toMatchObject({ dataset: { content_type: 'text/csv' }, certificate: { dataset_hash: hashContent(sandbox.dataset.content) } });
 
     const hashes = ['p1', 'p2', 'p3'].map((x) => `sha256:${createHash('sha256').update(x).digest('hex')}`);
     const manifest = await sigil.issueCertificate({

@@ -76,6 +76,14 @@ export const BUCKETS = {
     authenticated: null,
     onStoreDown: 'open',
   },
+  // Sandbox dataset generation (a synthetic dataset certified on a fresh sandbox organization):
+  // the spec's 10 per 24 h per IP; agents 4×, as the other public surfaces.
+  sandbox_dataset_daily: {
+    anonymous: { limit: 10, windowSeconds: 86_400 },
+    agent: { limit: 40, windowSeconds: 86_400 },
+    authenticated: { limit: 40, windowSeconds: 86_400 },
+    onStoreDown: 'closed',
+  },
   // Ephemeral sandbox key mint: per caller per day, and 60 a minute for everybody.
   sandbox_key_daily: {
     anonymous: { limit: 3, windowSeconds: 86_400 },

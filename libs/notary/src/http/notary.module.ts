@@ -37,6 +37,8 @@ import { EditRegistryEntryController } from '../edit-registry-entry/edit-registr
 import { EditRegistryEntryHandler } from '../edit-registry-entry/edit-registry-entry.handler';
 import { GetBadgeController } from '../get-badge/get-badge.controller';
 import { GetBadgeHandler } from '../get-badge/get-badge.handler';
+import { GenerateSandboxDatasetController } from '../generate-sandbox-dataset/generate-sandbox-dataset.controller';
+import { GenerateSandboxDatasetHandler } from '../generate-sandbox-dataset/generate-sandbox-dataset.handler';
 
 /** The notary's inline read models, registered with the event store wherever it is opened. */
 export const notaryProjections: InlineProjection[] = [certificatesProjection, signingKeysProjection];
@@ -53,7 +55,7 @@ export class NotaryModule {
     return {
       module: NotaryModule,
       imports: [CqrsModule, IdempotencyModule.forRoot(), SigningKeysModule],
-      controllers: [GetBadgeController, IssueCertificateController, RegisterRegistryEntryController, EditRegistryEntryController, NotaryController, SigningKeysController, CheckoutCreditsController, RegistryController, VerifyPageController, SdkAssetsController],
+      controllers: [GenerateSandboxDatasetController, GetBadgeController, IssueCertificateController, RegisterRegistryEntryController, EditRegistryEntryController, NotaryController, SigningKeysController, CheckoutCreditsController, RegistryController, VerifyPageController, SdkAssetsController],
       providers: [
         // The SDK's browser bundle for the /verify page (libs/sdk/dist; `npm start` builds it).
         { provide: SdkBundle, useFactory: () => new SdkBundle(SdkBundle.locate()) },
@@ -67,6 +69,7 @@ export class NotaryModule {
         { provide: NOTARY_CLOCK, useValue: systemClock },
         // A class provider: the QueryBus finds a handler by its class.
         GetBadgeHandler,
+        GenerateSandboxDatasetHandler,
         IssueCertificateHandler,
         RotateSigningKeyHandler,
         RevokeSigningKeyHandler,

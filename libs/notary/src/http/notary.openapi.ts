@@ -104,6 +104,29 @@ export const hashVerificationResultSchema = apiOutput(
   }),
 );
 
+export const sandboxDatasetSchema = apiOutput(
+  'SandboxDataset',
+  z.object({
+    dataset: z.object({
+      filename: z.string(),
+      content_type: z.literal('text/csv'),
+      content: z.string().describe('the CSV bytes as UTF-8: hash them (sigil hash, or the /verify page) and compare with dataset_hash'),
+      rows: z.number().int(),
+      columns: z.array(z.string()),
+      seed: z.number().int().describe('the same seed makes the same dataset'),
+    }),
+    certificate: z.object({
+      certificate_id: z.string(),
+      dataset_hash: z.string(),
+      signing_key_id: z.string(),
+      signature: z.string(),
+      issued_at: z.string(),
+      verify_url: z.string(),
+    }),
+    sandbox_organization_id: z.string(),
+  }),
+);
+
 export const badgeSchema = apiOutput(
   'Badge',
   z.object({

@@ -68,6 +68,11 @@ export class SigilClient extends SigilTransport {
     return this.request('GET', path`/api/verify/${certificateId}`);
   }
 
+  /** The anonymous sandbox: a small synthetic dataset certified on a fresh sandbox organization (10 per 24 h per IP). */
+  generateSandboxDataset(): Promise<ResponseOf<'generateSandboxDataset'>> {
+    return this.request('POST', '/api/sandbox/datasets');
+  }
+
   /** A certificate's badge (JSON: shields.io endpoint format plus the verdict); `<id>.svg` on the service is the image. */
   getBadge(certificateId: string): Promise<ResponseOf<'getBadge'>> {
     return this.request('GET', path`/api/badge/${certificateId}`);

@@ -121,6 +121,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sandbox/datasets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Anonymous sandbox: a small synthetic dataset (CSV) certified on a fresh sandbox organization, to try issuance and verification without an account */
+        post: operations["generateSandboxDataset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/badge/{certificate_id}": {
         parameters: {
             query?: never;
@@ -1355,6 +1372,28 @@ export interface components {
         RejectAuthorizationRequest: {
             note?: string;
         };
+        SandboxDataset: {
+            dataset: {
+                filename: string;
+                /** @enum {string} */
+                content_type: "text/csv";
+                /** @description the CSV bytes as UTF-8: hash them (sigil hash, or the /verify page) and compare with dataset_hash */
+                content: string;
+                rows: number;
+                columns: string[];
+                /** @description the same seed makes the same dataset */
+                seed: number;
+            };
+            certificate: {
+                certificate_id: string;
+                dataset_hash: string;
+                signing_key_id: string;
+                signature: string;
+                issued_at: string;
+                verify_url: string;
+            };
+            sandbox_organization_id: string;
+        };
         SandboxKey: {
             key_id: string;
             /** @description cdp_test_…: shown this once */
@@ -1894,6 +1933,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    generateSandboxDataset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxDataset"];
                 };
             };
             /** @description An error */
