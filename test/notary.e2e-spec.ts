@@ -91,6 +91,12 @@ describe('notary (e2e)', () => {
     });
     expect(lone.statusCode).toBe(400);
     expect(lone.json()).toMatchObject({ error: 'invalid_content' });
+    // U+0000 in a field stored in the payload is refused by name (PostgreSQL's JSON holds none); in content it is fine.
+    for (const field of ['filename', 'type']) {
+      const nul = await issue(key, { content: 'x', [field]: 'a\u0000b' });
+      expect(nul.statusCode).toBe(400);
+      expect(nul.json()).toMatchObject({ error: 'validation_failed', details: [expect.objectContaining({ field })] });
+    }
 
     for (let i = 0; i < 3; i++) expect((await issue(key, { content: `free ${i}` })).statusCode).toBe(200);
     const fourth = await issue(key, { content: 'one too many' });
