@@ -104,6 +104,8 @@ describe('hostile input (property-based fuzz over /openapi.json)', () => {
     await call('POST', '/api/cdp/authorize', { amount_cents: 30_000, currency: 'USD', merchant_id: 'm_fuzz', purpose_tag: 'fuzz', expiration_iso: inOneDay });
     await call('POST', '/api/cdp/webhooks/endpoints', { url: 'http://127.0.0.1:9/hook' });
     await call('POST', `/api/cdp/transactions/${authorized.transaction_id}/execute`, {});
+    // Credits past the free three, so generated issuances reach the issuance path, not the paywall.
+    await call('POST', '/api/payments/notary-credits-checkout', { credits: 1000 });
     await call('POST', '/api/notary/create', { content: 'fuzz setup', visibility: 'public' }, false);
     await call('POST', '/v1/registry', { title: 'fuzz', artifact_type: 'model' }, false);
     for (const id of ids) if (id.startsWith('txn_')) transactions.add(id);
