@@ -159,6 +159,21 @@ export class WrongExpectedVersion extends Error {
   }
 }
 
+/**
+ * Load → decide → save again while a concurrent writer wins the race (WrongExpectedVersion), at
+ * most `times` attempts (the last loss is thrown); any other error ends it at once. The one loop
+ * every optimistic write uses.
+ */
+export async function retryOnConflict<T>(attempt: () => Promise<T>, times = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof WrongExpectedVersion) || i >= times) throw err;
+    }
+  }
+}
+
 /** An event id reused for different content or in another stream. */
 export class EventIdConflict extends Error {
   readonly code = 'event_id_conflict';

@@ -1,6 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AppError } from '@app/core';
-import { WrongExpectedVersion } from '@app/event-store';
+import { retryOnConflict } from '@app/event-store';
 import { revokeApiKey } from '../domain/organization.aggregate';
 import { AccessQueries, apiKeyView, ApiKeyView } from '../keys/access-queries';
 import { OrganizationRepository } from '../keys/organization.repository';
@@ -19,17 +19,12 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKeyCommand,
 
   async execute(cmd: RevokeApiKeyCommand): Promise<ApiKeyView> {
     const orgId = (await this.keyOf(cmd.keyId, cmd.options.orgId)).org_id;
-    for (;;) {
+    // The organization changed meanwhile: decide again (revoking twice records nothing).
+    await retryOnConflict(async () => {
       const org = await this.organizations.load(orgId);
       const events = revokeApiKey(org!, cmd.keyId, cmd.options.reason ?? null);
-      if (events.length === 0) break; // revoking twice changes nothing
-      try {
-        await this.organizations.save(orgId, events, org);
-        break;
-      } catch (err) {
-        if (!(err instanceof WrongExpectedVersion)) throw err; // the organization changed meanwhile: decide again
-      }
-    }
+      if (events.length > 0) await this.organizations.save(orgId, events, org);
+    }, Infinity);
     return apiKeyView(await this.keyOf(cmd.keyId), new Date());
   }
 

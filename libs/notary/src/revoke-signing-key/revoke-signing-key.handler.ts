@@ -2,8 +2,9 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { KEY_ENCRYPTION_KEY } from '@app/core';
 import { revokeSigningKey } from '../domain/signing-key-ring.aggregate';
-import { decideAgainOnConflict, SigningKeyRepository } from '../signing-keys/signing-key.repository';
+import { SigningKeyRepository } from '../signing-keys/signing-key.repository';
 import { RevokeSigningKeyCommand, RevokeSigningKeyResult } from './revoke-signing-key.command';
+import { retryOnConflict } from '@app/event-store';
 
 /** Load the ring → revoke (not_found for an unknown key) → save at the ring's revision; every process stops signing with it at once. */
 @CommandHandler(RevokeSigningKeyCommand)
@@ -14,7 +15,7 @@ export class RevokeSigningKeyHandler implements ICommandHandler<RevokeSigningKey
   ) {}
 
   execute(cmd: RevokeSigningKeyCommand): Promise<RevokeSigningKeyResult> {
-    return decideAgainOnConflict(async () => {
+    return retryOnConflict(async () => {
       const state = await this.keys.load();
       const decision = revokeSigningKey(state, cmd.keyId, { kek: this.kek, now: cmd.at ?? new Date() });
       await this.keys.save(state, decision);

@@ -2,8 +2,9 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { KEY_ENCRYPTION_KEY } from '@app/core';
 import { rotateSigningKey } from '../domain/signing-key-ring.aggregate';
-import { decideAgainOnConflict, SigningKeyRepository } from '../signing-keys/signing-key.repository';
+import { SigningKeyRepository } from '../signing-keys/signing-key.repository';
 import { RotateSigningKeyCommand, RotateSigningKeyResult } from './rotate-signing-key.command';
+import { retryOnConflict } from '@app/event-store';
 
 /** Load the ring → rotate → save at the ring's revision (a lost race decides again); every process reloads. */
 @CommandHandler(RotateSigningKeyCommand)
@@ -14,7 +15,7 @@ export class RotateSigningKeyHandler implements ICommandHandler<RotateSigningKey
   ) {}
 
   execute(cmd: RotateSigningKeyCommand): Promise<RotateSigningKeyResult> {
-    return decideAgainOnConflict(async () => {
+    return retryOnConflict(async () => {
       const state = await this.keys.load();
       const decision = rotateSigningKey(state, { kek: this.kek, now: cmd.at ?? new Date() });
       await this.keys.save(state, decision);

@@ -136,13 +136,3 @@ export class SigningKeyRepository {
 
 const expectedOf = (state: SigningKeyRingState) => state.revision ?? 'no_stream';
 
-/** Load → decide → save again when another process changed the ring first. */
-export async function decideAgainOnConflict<T>(attempt: () => Promise<T>, times = 5): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (!(err instanceof WrongExpectedVersion) || i >= times) throw err;
-    }
-  }
-}

@@ -4,7 +4,8 @@ import { RevokeSigningKeyCommand, RevokeSigningKeyResult } from '../revoke-signi
 import { RevokeSigningKeyHandler } from '../revoke-signing-key/revoke-signing-key.handler';
 import { RotateSigningKeyCommand, RotateSigningKeyResult } from '../rotate-signing-key/rotate-signing-key.command';
 import { RotateSigningKeyHandler } from '../rotate-signing-key/rotate-signing-key.handler';
-import { decideAgainOnConflict, SigningKeyRepository } from './signing-key.repository';
+import { SigningKeyRepository } from './signing-key.repository';
+import { retryOnConflict } from '@app/event-store';
 
 export { SIGNING_KEYS_STREAM } from '../domain/signing-key-ring.aggregate';
 
@@ -33,7 +34,7 @@ export class SigningKeyStore {
    */
   async start(): Promise<KeyRing> {
     if (!this.unlisten) this.unlisten = await this.keys.listen(() => void this.reload().catch(() => undefined));
-    await decideAgainOnConflict(async () => {
+    await retryOnConflict(async () => {
       const state = await this.keys.load();
       const first = createFirstSigningKey(state, { kek: this.kek, now: new Date() });
       if (first) await this.keys.save(state, first);

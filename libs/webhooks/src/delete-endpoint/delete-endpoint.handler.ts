@@ -1,7 +1,8 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { deleteEndpoint, ownedEndpoint } from '../domain/endpoint.aggregate';
-import { EndpointRepository, retryOnConflict } from '../endpoints/endpoint.repository';
+import { EndpointRepository } from '../endpoints/endpoint.repository';
 import { DeleteEndpointCommand } from './delete-endpoint.command';
+import { retryOnConflict } from '@app/event-store';
 
 @CommandHandler(DeleteEndpointCommand)
 export class DeleteEndpointHandler implements ICommandHandler<DeleteEndpointCommand, void> {

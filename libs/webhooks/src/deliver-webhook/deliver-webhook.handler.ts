@@ -11,13 +11,14 @@ import { signWebhook } from '../domain/signing';
 import { DeliveryRepository } from '../delivery/delivery.repository';
 import { deliveryFromRow, DeliveryRow, DeliveryRows } from '../delivery/delivery-rows.repository';
 import { EndpointCache, secretsAt, SendTarget } from '../endpoints/endpoint-cache';
-import { EndpointRepository, retryOnConflict } from '../endpoints/endpoint.repository';
+import { EndpointRepository } from '../endpoints/endpoint.repository';
 import { EndpointRows } from '../endpoints/endpoint-rows.repository';
 import { SendTargets } from '../endpoints/send-targets';
 import type { RunResult } from '../queue/delivery-queue.port';
 import { WEBHOOKS_CLOCK } from '../webhooks.tokens';
 import { DeliverWebhookCommand } from './deliver-webhook.command';
 import { DELIVERY_OPTIONS, DeliveryOptions, ServiceWebhookSigner, WebhookSender } from './deliver-webhook.ports';
+import { retryOnConflict } from '@app/event-store';
 
 type TargetCheck = { ok: true; target: SendTarget } | { ok: false; why: DeliveryAbandoned['reason'] };
 const check = (t: SendTarget | null): TargetCheck =>

@@ -1,5 +1,5 @@
 import { DomainError } from '@app/core';
-import { EventStore, NewEvent, ReadModelConstraintViolated, WrongExpectedVersion } from '@app/event-store';
+import { EventStore, NewEvent, ReadModelConstraintViolated } from '@app/event-store';
 import { EndpointEvent, EndpointState, foldEndpoint, MAX_ENDPOINTS_PER_ORG } from '../domain/endpoint.aggregate';
 import { endpointStream } from '../domain/event-types';
 import { EndpointChanges } from './endpoint-changes.repository';
@@ -44,13 +44,3 @@ export class EndpointRepository {
   }
 }
 
-/** Load → decide → save again when another change won the race (a decision is made on the state it saves over). */
-export async function retryOnConflict<T>(attempt: () => Promise<T>, times = 5): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (!(err instanceof WrongExpectedVersion) || i >= times) throw err;
-    }
-  }
-}

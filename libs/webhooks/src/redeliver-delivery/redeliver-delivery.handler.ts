@@ -3,10 +3,10 @@ import { ownedDelivery, requestRedelivery } from '../domain/delivery.aggregate';
 import { endpointDisabledError } from '../domain/endpoint.aggregate';
 import { DeliveryRepository } from '../delivery/delivery.repository';
 import { deliveryFromRow, DeliveryRows } from '../delivery/delivery-rows.repository';
-import { retryOnConflict } from '../endpoints/endpoint.repository';
 import { EndpointRows } from '../endpoints/endpoint-rows.repository';
 import { DeliveryQueue, DueDelivery } from '../queue/delivery-queue.port';
 import { RedeliverDeliveryCommand } from './redeliver-delivery.command';
+import { retryOnConflict } from '@app/event-store';
 
 export interface Redelivery {
   id: string;

@@ -3,10 +3,11 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import type { Clock } from '@app/core';
 import { ownedEndpoint, rotateEndpointSecret } from '../domain/endpoint.aggregate';
 import { newEndpointSecret } from '../domain/signing';
-import { EndpointRepository, retryOnConflict } from '../endpoints/endpoint.repository';
+import { EndpointRepository } from '../endpoints/endpoint.repository';
 import { EndpointSecrets, newSecretId } from '../endpoints/endpoint-secrets.repository';
 import { WEBHOOKS_CLOCK } from '../webhooks.tokens';
 import { RotateEndpointSecretCommand } from './rotate-endpoint-secret.command';
+import { retryOnConflict } from '@app/event-store';
 
 export interface SecretRotation {
   id: string;

@@ -1,9 +1,10 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { ownedEndpoint, updateEndpoint } from '../domain/endpoint.aggregate';
-import { EndpointRepository, retryOnConflict } from '../endpoints/endpoint.repository';
+import { EndpointRepository } from '../endpoints/endpoint.repository';
 import { EndpointRows, EndpointView, endpointView } from '../endpoints/endpoint-rows.repository';
 import { TargetCheck } from '../endpoints/target-check';
 import { UpdateEndpointCommand } from './update-endpoint.command';
+import { retryOnConflict } from '@app/event-store';
 
 /** Load the endpoint, check a new target, record the change at the revision it was decided on. */
 @CommandHandler(UpdateEndpointCommand)
