@@ -130,14 +130,15 @@ export class CertificateService {
    * hash? With a hash alone: the certificates of that artifact. Problems go in `error`.
    */
   async verifyHash(certificateId: string, sha256: string): Promise<HashVerificationResult> {
-    const hash = normalizeHash(sha256);
+    const hex = parseSha256(sha256);
     const entry = await this.stored(certificateId);
     if (!entry) return { ...EMPTY_HASH_RESULT, error: 'certificate_not_found' };
     const m = entry.manifest;
     const schema = m.payload.schema_version;
     const { is_supported: supported, is_deprecated } = schemaSupport(schema);
     const verdict = supported ? this.checkEntry(entry) : ({ valid: false, reason: 'unsupported_schema_version' } as const);
-    const hashMatched = hash === m.payload.dataset_hash;
+    // A string that is no SHA-256 is reported, as every problem here, in `error` (the certificate still checked).
+    const hashMatched = hex !== null && `sha256:${hex}` === m.payload.dataset_hash;
     return {
       verified: verdict.valid && hashMatched,
       hash_matched: hashMatched,
@@ -147,8 +148,18 @@ export class CertificateService {
       is_deprecated,
       issuer: m.payload.issuer,
       timestamp: m.payload.timestamp ?? null,
-      error: !verdict.valid ? verdict.reason : hashMatched ? null : 'hash_mismatch',
+      error: hex === null ? 'invalid_hash' : !verdict.valid ? verdict.reason : hashMatched ? null : 'hash_mismatch',
     };
+  }
+
+  /** POST /api/verify/hash with a hash alone: every certificate of that artifact, the first also at the top level. */
+  async verifyArtifactHash(sha256: string): Promise<HashVerificationResult & { certificate_id?: string; certificates: (HashVerificationResult & { certificate_id: string })[] }> {
+    const hex = parseSha256(sha256);
+    if (hex === null) return { ...EMPTY_HASH_RESULT, error: 'invalid_hash', certificates: [] };
+    const ids = await this.readModel.idsByHash(`sha256:${hex}`);
+    if (ids.length === 0) return { ...EMPTY_HASH_RESULT, error: 'no_certificate_for_hash', certificates: [] };
+    const results = await Promise.all(ids.map(async (id) => ({ certificate_id: id, ...(await this.verifyHash(id, sha256)) })));
+    return { ...results[0], certificates: results };
   }
 
   /** The RFC 6962 inclusion proof of one prediction hash in a certified manifest. */
@@ -158,11 +169,6 @@ export class CertificateService {
     const proof = predictionInclusionProof(row.prediction_hashes, hash);
     if (!proof) throw new AppError('not_found', 'that hash is not among the manifest\'s prediction hashes', 404);
     return { certificate_id: certificateId, manifest_hash: row.manifest_hash, prediction_hash: hash, proof, verified: verifyPredictionProof(proof, hash, row.manifest_hash) };
-  }
-
-  /** The certificates issued for an artifact hash (newest first). */
-  async findByHash(sha256: string): Promise<string[]> {
-    return this.readModel.idsByHash(normalizeHash(sha256));
   }
 
   checkSignature(m: SignedManifest): KeyVerdict {

@@ -13,9 +13,8 @@ import './notary.openapi';
 
 const idParams = z.object({ certId: z.uuid({ error: 'must be a certificate id (uuid)' }) });
 // A string that is not a SHA-256 hash is not a malformed request here: the spec has hash
-// verification report problems in its 200 result's `error` (invalid_hash). Missing fields,
-// wrong types and a malformed cert_id are still 400.
-const SHA256 = /^(sha256:)?[0-9a-fA-F]{64}$/;
+// verification report problems in its 200 result's `error` (invalid_hash, from the service).
+// Missing fields, wrong types and a malformed cert_id are still 400.
 const hashField = z.string({ error: 'must be a string' }).max(200, { error: 'is too long for a hash' });
 // Both documented forms: {cert_id, sha256}, or {hash} alone (finds that artifact's certificates).
 const verifyHashBody = apiInput(
@@ -105,17 +104,7 @@ export class NotaryController {
   @ApiJsonBody('VerifyHashRequest')
   @ApiJsonResponse(200, 'HashVerificationResult')
   async verifyHash(@Body(new ZodPipe(verifyHashBody)) body: z.infer<typeof verifyHashBody>) {
-    if ('cert_id' in body) {
-      const result = await this.certificates.verifyHash(body.cert_id, body.sha256);
-      return SHA256.test(body.sha256) || result.error === 'certificate_not_found' ? result : { ...result, verified: false, hash_matched: false, error: 'invalid_hash' };
-    }
-    if (!SHA256.test(body.hash)) {
-      return { verified: false, hash_matched: false, signature_valid: false, schema_version: null, is_supported: false, is_deprecated: false, issuer: null, timestamp: null, error: 'invalid_hash', certificates: [] };
-    }
-    const ids = await this.certificates.findByHash(body.hash);
-    if (ids.length === 0) return { verified: false, hash_matched: false, signature_valid: false, schema_version: null, is_supported: false, is_deprecated: false, issuer: null, timestamp: null, error: 'no_certificate_for_hash', certificates: [] };
-    const results = await Promise.all(ids.map(async (id) => ({ certificate_id: id, ...(await this.certificates.verifyHash(id, body.hash)) })));
-    return { ...results[0], certificates: results };
+    return 'cert_id' in body ? this.certificates.verifyHash(body.cert_id, body.sha256) : this.certificates.verifyArtifactHash(body.hash);
   }
 
   /** One prediction's inclusion in a certified manifest; checkable offline against manifest_hash. */
