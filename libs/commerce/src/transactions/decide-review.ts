@@ -21,9 +21,10 @@ export async function decideReview(
   const row = await deps.rows.byAuthorization(cmd.orgId, cmd.authorizationId);
   if (!row) throw notFound();
   const state = transactionFromRow(row);
-  // The event this review decides: the stream's last at the revision it was loaded at.
+  // One read: who asked (the first event) and the event this review decides (the last, at the revision loaded).
   const pending = state.status === 'needs_review';
-  const [decided, requested] = pending ? await Promise.all([deps.transactions.eventAt(state.transaction_id, state.revision), deps.transactions.eventAt(state.transaction_id, 0)]) : [null, null];
+  const history = pending ? await deps.transactions.history(state.transaction_id, state.revision) : [];
+  const [requested, decided] = [history[0], history[state.revision]];
   const separation = pending ? await deps.rules.separation(row, (requested?.metadata.actor as string | undefined) ?? null, cmd.actor) : null;
   const { events, refusal } = reviewAuthorization(state, cmd.action, cmd.actor, deps.clock.now(), {
     separation,

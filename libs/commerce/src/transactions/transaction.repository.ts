@@ -33,9 +33,9 @@ export class TransactionRepository {
     return this.store.append(transactionStream(state.transaction_id), events, { expectedRevision: state.revision });
   }
 
-  /** The event at one revision of the transaction's stream. */
-  async eventAt(transactionId: string, revision: number) {
-    return (await this.store.readStream(transactionStream(transactionId), { fromRevision: revision, limit: 1 }))[0] ?? null;
+  /** The transaction's events from its start up to a revision, in order. */
+  history(transactionId: string, upToRevision: number) {
+    return this.store.readStream(transactionStream(transactionId), { limit: upToRevision + 1 });
   }
 
   /** The stream's last event (a receipt, or the success a receipt is still owed for). */
