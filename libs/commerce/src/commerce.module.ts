@@ -20,7 +20,7 @@ import { TransactionQueries } from './transactions/transaction.queries';
 import { ExecutePaymentController } from './execute-payment/execute-payment.controller';
 import { ExecutePaymentHandler, SETTLEMENT_PROVIDERS, SettlementProviders } from './execute-payment/execute-payment.handler';
 import { AuthorizePaymentController } from './authorize-payment/authorize-payment.controller';
-import { AuthorizePaymentHandler, CURRENT_POLICIES, SPEND_READER } from './authorize-payment/authorize-payment.handler';
+import { AuthorizePaymentHandler, CURRENT_POLICIES } from './authorize-payment/authorize-payment.handler';
 import { CommerceAuthority } from './authorize-payment/commerce-authority';
 import { TransactionRepository } from './transactions/transaction.repository';
 import { SqlTransactionRows, TransactionRows } from './transactions/transaction-rows.repository';
@@ -88,7 +88,6 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
           useFactory: (keys: SigningKeyStore): CommerceAuthority => ({ issuer: new URL(config.BASE_URL).host, sign: (message) => keys.current.sign(message), liveProvider: false }),
           inject: [SigningKeyStore],
         },
-        { provide: SPEND_READER, useExisting: SPEND_LEDGER },
         { provide: CURRENT_POLICIES, useExisting: PolicyService },
         AuthorizePaymentHandler,
         {

@@ -20,7 +20,10 @@ describe('AuthorizePaymentHandler (decision by the aggregate, saved on the in-me
     const w = commerceWorld();
     // What each cap window holds, as the transactions projection keeps it in the in-memory store.
     const spendRows = () => w.store.rows('commerce_spend') as { organization_id: string; cap_key: string; reserved_cents: number; cap_cents: number | null }[];
-    const ledger = { spent: async (org: string, win: { key: string }) => Number(spendRows().find((r) => r.organization_id === org && r.cap_key === win.key)?.reserved_cents ?? 0) };
+    const ledger = {
+      spent: async (org: string, wins: readonly { key: string }[]) =>
+        new Map(wins.map((win) => [win.key, Number(spendRows().find((r) => r.organization_id === org && r.cap_key === win.key)?.reserved_cents ?? 0)])),
+    };
     return { ...w, spendRows, sut: new AuthorizePaymentHandler(policies(doc), w.transactions, ledger, authority, w.clock) };
   };
 

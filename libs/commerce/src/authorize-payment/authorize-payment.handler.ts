@@ -6,13 +6,12 @@ import { capWindows, CapWindow } from '../domain/evaluate';
 import { AuthorizationDecisionView, requestAuthorization } from '../domain/request-authorization';
 import { DECISION_SCHEMA, signRecord } from '../receipts/signed-record';
 import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
-import type { SpendLedger } from '../policies/spend-ledger';
+import { SPEND_LEDGER, SpendLedger } from '../policies/spend-ledger';
 import { SPEND_CAP_CONSTRAINT } from '../transactions/transaction.projection';
 import { TransactionRepository } from '../transactions/transaction.repository';
 import { AuthorizePaymentCommand } from './authorize-payment.command';
 import { CommerceAuthority } from './commerce-authority';
 
-export const SPEND_READER = Symbol('SPEND_READER');
 export const CURRENT_POLICIES = Symbol('CURRENT_POLICIES');
 
 /** The organization's current version of a policy (read on every decision; lookups of one moment share a query). */
@@ -36,7 +35,7 @@ export class AuthorizePaymentHandler implements ICommandHandler<AuthorizePayment
   constructor(
     @Inject(CURRENT_POLICIES) private readonly policies: CurrentPolicies,
     private readonly transactions: TransactionRepository,
-    @Inject(SPEND_READER) private readonly spend: SpendLedger,
+    @Inject(SPEND_LEDGER) private readonly spend: SpendLedger,
     private readonly authority: CommerceAuthority,
     @Inject(COMMERCE_CLOCK) private readonly clock: Clock,
   ) {}
@@ -72,8 +71,7 @@ export class AuthorizePaymentHandler implements ICommandHandler<AuthorizePayment
 
   private async decideUnderCaps(orgId: string, windows: CapWindow[], transactionId: string, decide: (spent: Map<string, number>) => ReturnType<typeof requestAuthorization>['events']) {
     for (let attempt = 1; ; attempt++) {
-      const spent = new Map<string, number>();
-      await Promise.all(windows.map(async (w) => spent.set(w.key, await this.spend.spent(orgId, w))));
+      const spent = await this.spend.spent(orgId, windows);
       try {
         return await this.transactions.saveNewAlone(transactionId, decide(spent));
       } catch (err) {

@@ -40,8 +40,7 @@ export class PolicyService {
     if (!current) return null;
     const now = this.now();
     const windows = capWindows(current.policy, request.currency, now);
-    const spent = new Map<string, number>();
-    await Promise.all(windows.map(async (w) => spent.set(w.key, await this.ledger.spent(orgId, w))));
+    const spent = await this.ledger.spent(orgId, windows);
     const evaluation = evaluatePolicy(current.policy, request, { now, spent: (w) => spent.get(w.key) ?? 0 });
     return {
       policy_id: policyId,
