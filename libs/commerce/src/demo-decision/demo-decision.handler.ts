@@ -4,6 +4,7 @@ import { Clock } from '@app/core';
 import { CommerceAuthority } from '../authorize-payment/commerce-authority';
 import { evaluatePolicy, Evaluation } from '../domain/evaluate';
 import { PolicyDocument, policyHash } from '../domain/policy';
+import { decisionRecordPayload } from '../domain/request-authorization';
 import { DECISION_SCHEMA, SignedRecord, signRecord } from '../receipts/signed-record';
 import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
 import { DEMO_POLICY } from './demo-policy';
@@ -32,24 +33,9 @@ export class DemoDecisionHandler implements IQueryHandler<DemoDecisionQuery, Dem
     const now = this.clock.now();
     const evaluation = evaluatePolicy(DEMO_POLICY, q.request, { now, spent: () => 0 });
     const hash = policyHash(DEMO_POLICY);
-    const record = signRecord(
-      DECISION_SCHEMA,
-      {
-        demo: true,
-        transaction_id: null,
-        authorization_id: null,
-        organization_id: null,
-        decision: evaluation.decision,
-        reason_code: evaluation.reason_code,
-        request: { ...q.request },
-        policy_id: 'demo',
-        policy_version: null,
-        policy_hash: hash,
-        issuer: this.authority.issuer,
-        decided_at: now.toISOString(),
-      },
-      this.authority.sign,
-    );
+    const ids = { transaction_id: null, authorization_id: null, organization_id: null };
+    const payload = decisionRecordPayload(ids, evaluation, q.request, { policy_id: 'demo', policy_version: null, policy_hash: hash }, this.authority.issuer, now);
+    const record = signRecord(DECISION_SCHEMA, { demo: true, ...payload }, this.authority.sign);
     return { demo: true, ...evaluation, policy: DEMO_POLICY, policy_hash: hash, decision_record: record };
   }
 }

@@ -63,17 +63,9 @@ export function requestAuthorization(cmd: RequestAuthorization, ctx: Authorizati
   const policyHash = cmd.policy?.policy_hash ?? null;
   const decidedAt = ctx.now.toISOString();
   const base = { transaction_id: cmd.transactionId, authorization_id: cmd.authorizationId, organization_id: cmd.orgId };
-  const decisionRecord = ctx.signDecision({
-    ...base,
-    decision: evaluation.decision,
-    reason_code: evaluation.reason_code,
-    request: { ...request },
-    policy_id: cmd.policyId,
-    policy_version: cmd.policy?.version ?? null,
-    policy_hash: policyHash,
-    issuer: ctx.issuer,
-    decided_at: decidedAt,
-  });
+  const decisionRecord = ctx.signDecision(
+    decisionRecordPayload(base, evaluation, request, { policy_id: cmd.policyId, policy_version: cmd.policy?.version ?? null, policy_hash: policyHash }, ctx.issuer, ctx.now),
+  );
   const requested = {
     ...base,
     status: requestedStatus,
@@ -113,4 +105,16 @@ export function requestAuthorization(cmd: RequestAuthorization, ctx: Authorizati
     expires_at: new Date(request.expiration_iso).toISOString(),
   };
   return { events, view };
+}
+
+/** What a payment_decision.v1 record signs: the ids, the decision, the request and the exact policy version that made it. */
+export function decisionRecordPayload(
+  ids: { transaction_id: string | null; authorization_id: string | null; organization_id: string | null },
+  evaluation: Pick<Evaluation, 'decision' | 'reason_code'>,
+  request: AuthorizationRequest,
+  policy: { policy_id: string; policy_version: number | null; policy_hash: string | null },
+  issuer: string,
+  at: Date,
+) {
+  return { ...ids, decision: evaluation.decision, reason_code: evaluation.reason_code, request: { ...request }, ...policy, issuer, decided_at: at.toISOString() };
 }
