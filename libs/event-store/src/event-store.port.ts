@@ -139,6 +139,12 @@ export abstract class EventStore {
   abstract readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   abstract readAll(options?: ReadAllOptions): Promise<ReadAllPage>;
   abstract subscribeToAll(options?: SubscribeOptions): AllSubscription;
+  /**
+   * Resolves when new events may be there (an append here, another process's, or `timeoutMs`),
+   * reading nothing: for checkpointed readers that page `$all` themselves. `register` receives a
+   * function that ends the wait early.
+   */
+  abstract waitForEvents(timeoutMs: number, register?: (wake: () => void) => void): Promise<void>;
   /** Recomputes the stream's hash chain from the stored rows; reports the first broken link. */
   abstract verifyStream(stream: string): Promise<ChainVerdict>;
   /** The position after which nothing is visible yet; where a subscription 'from end' starts. */

@@ -173,6 +173,18 @@ export class InMemoryEventStore extends EventStore {
     }
   }
 
+  async waitForEvents(timeoutMs: number, register?: (wake: () => void) => void): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.waiters.push(done);
+      register?.(done);
+    });
+  }
+
   async verifyStream(stream: string): Promise<ChainVerdict> {
     return verifyChain(stream, this.streams.get(stream) ?? []);
   }

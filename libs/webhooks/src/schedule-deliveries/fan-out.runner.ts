@@ -1,4 +1,4 @@
-import type { AllSubscription, EventStore, RecordedEvent } from '@app/event-store';
+import type { EventStore, RecordedEvent } from '@app/event-store';
 import type { Logger } from '@app/http';
 import { TRANSACTION_STREAM_PREFIX, WEBHOOK_EVENT_TYPES } from '../domain/event-types';
 import type { FanOutCheckpoint } from './fan-out-checkpoint.repository';
@@ -12,7 +12,6 @@ import type { FanOutCheckpoint } from './fan-out-checkpoint.repository';
  */
 export class FanOutRunner {
   private running: Promise<void> | null = null;
-  private subscription: AllSubscription | null = null;
   private stopping = false;
   private wake: (() => void) | null = null;
   private readonly filter = { eventTypes: [...WEBHOOK_EVENT_TYPES], streamPrefix: TRANSACTION_STREAM_PREFIX };
@@ -38,16 +37,6 @@ export class FanOutRunner {
   start(): void {
     if (this.running) return;
     this.stopping = false;
-    // New events wake the loop at once; it also looks every `idleMs` on its own.
-    const subscription = this.store.subscribeToAll({ fromPosition: 'end', filter: this.filter });
-    this.subscription = subscription;
-    void (async () => {
-      try {
-        for await (const _ of subscription) this.wake?.();
-      } catch (err) {
-        this.logger?.warn({ err }, 'webhook fan-out: the wake-up subscription ended');
-      }
-    })();
     this.running = (async () => {
       while (!this.stopping) {
         let read = 0;
@@ -56,7 +45,8 @@ export class FanOutRunner {
         } catch (err) {
           this.logger?.error({ err }, 'webhook fan-out: a batch failed; it is retried');
         }
-        if (read === 0 && !this.stopping) await this.idle();
+        // New events (appended here, or notified by another process) wake it at once; it also looks every `idleMs`.
+        if (read === 0 && !this.stopping) await this.store.waitForEvents(this.options.idleMs ?? 250, (wake) => (this.wake = wake));
       }
     })();
   }
@@ -64,20 +54,7 @@ export class FanOutRunner {
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake?.();
-    await this.subscription?.stop();
     await this.running;
     this.running = null;
-    this.subscription = null;
-  }
-
-  private idle(): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, this.options.idleMs ?? 250);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
   }
 }
