@@ -1,8 +1,8 @@
 import { AccessService } from '@app/access';
 import { ExpirySweep } from '@app/commerce';
 import { verifyTimeline } from '@app/sdk';
-import { isolatedEnv } from './support/isolated-env';
-import { startTestApp, TestApp } from './support/test-app';
+import type { TestApp } from './support/test-app';
+import { startWebhookApp } from './support/webhook-app';
 import { eventually, WebhookReceiver } from './support/webhook-receiver';
 
 /**
@@ -13,19 +13,13 @@ import { eventually, WebhookReceiver } from './support/webhook-receiver';
  */
 describe('terminal states of a transaction (e2e)', () => {
   let t: TestApp;
-  let iso: Awaited<ReturnType<typeof isolatedEnv>>;
   let receiver: WebhookReceiver;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    iso = await isolatedEnv();
-    receiver = await new WebhookReceiver().start();
-    t = await startTestApp({ ...iso.env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '3000', RATE_LIMITS: 'off' });
+    ({ t, receiver, close } = await startWebhookApp());
   }, 60_000);
-  afterAll(async () => {
-    await t?.close();
-    await receiver?.close();
-    await iso?.dispose();
-  });
+  afterAll(() => close?.());
 
   const call = (method: 'GET' | 'POST' | 'PUT', url: string, key: string, payload?: unknown) =>
     t.app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }), headers: { authorization: `Bearer ${key}` } });
