@@ -48,6 +48,7 @@ invalid_json: { status: 400, retryable: false, when: 'the body is not valid JSON
   concurrent_modification: { status: 409, retryable: true, when: 'the resource changed concurrently (optimistic concurrency); retry' },
   event_id_conflict: { status: 409, retryable: false, when: 'an event id was reused for different content' },
   authorization_not_pending: { status: 409, retryable: false, when: 'approving or rejecting an authorization that is not awaiting review (already decided, by a reviewer or the expiry sweep, possibly concurrently); `details.status` is its state' },
+  reviewer_already_approved: { status: 409, retryable: false, when: 'approving under a policy with `review.approvals_required: 2`: this reviewer (the same key, or another key with the same owner) already gave the first approval; a different person must give the second. `details.approvals_required`, `details.approvals_recorded`' },
   authorization_expired: { status: 409, retryable: false, when: 'the authorization window (`expiration_iso`) has closed: a late approval (the expiry is recorded instead) or a late execute' },
   transaction_not_authorized: { status: 409, retryable: false, when: 'executing a transaction that is not `authorized` (needs review, rejected); `details.status`' },
   execution_in_progress: { status: 409, retryable: true, when: 'another execute of this transaction is settling; see `Retry-After`' },

@@ -104,6 +104,15 @@ describe('policy document', () => {
     for (const notObject of [null, undefined, [], 'policy', 5]) expect(fields(notObject)).toEqual(['']);
   });
 
+  it('review.approvals_required is 1 or 2; anything else is refused by name', () => {
+    expect(parsePolicy({ review: { approvals_required: 2 } })).toEqual({ review: { approvals_required: 2 } });
+    expect(parsePolicy({ review: { approvals_required: 1, require_distinct_reviewer: true } })).toEqual({ review: { approvals_required: 1, require_distinct_reviewer: true } });
+    for (const bad of [0, 3, 1.5, -1, '2', null, true, [2]]) {
+      expect([bad, details({ review: { approvals_required: bad } })]).toEqual([bad, [{ field: 'review.approvals_required', message: 'must be 1 or 2 (the number of distinct reviewers who must approve)' }]]);
+    }
+    expect(fields({ review: { approvals: 2 } })).toEqual(['review.approvals']);
+  });
+
   it('allows at most one spend cap per window and currency', () => {
     const cap = { window: 'daily', currency: 'USD', amount_cents: 1 };
     expect(details({ spend_caps: [cap, { ...cap, currency: 'EUR' }, { ...cap, amount_cents: 5 }] })).toEqual([

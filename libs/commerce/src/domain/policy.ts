@@ -45,8 +45,12 @@ export interface PolicyDocument {
   merchants?: { blocked?: string[]; allowed?: string[] | null };
   purposes?: { permitted?: string[] };
   agents?: Record<string, AmountLimits>;
-  /** Who may review an escalated authorization: with `require_distinct_reviewer`, not the key that asked, nor another key of its owner. */
-  review?: { require_distinct_reviewer?: boolean };
+  /**
+   * Who may review an escalated authorization: with `require_distinct_reviewer`, not the key that
+   * asked, nor another key of its owner; with `approvals_required: 2`, two different reviewers
+   * (different keys, and different owners) must approve before it is authorized (default 1).
+   */
+  review?: { require_distinct_reviewer?: boolean; approvals_required?: 1 | 2 };
 }
 
 const threshold = () =>
@@ -117,7 +121,15 @@ export const policySchema = z.strictObject(
         }
       })
       .optional(),
-    review: z.strictObject({ require_distinct_reviewer: z.boolean({ error: 'must be true or false' }).optional() }, objectError).optional(),
+    review: z
+      .strictObject(
+        {
+          require_distinct_reviewer: z.boolean({ error: 'must be true or false' }).optional(),
+          approvals_required: z.union([z.literal(1), z.literal(2)], { error: 'must be 1 or 2 (the number of distinct reviewers who must approve)' }).optional(),
+        },
+        objectError,
+      )
+      .optional(),
   },
   { error: (i) => (i.code === 'invalid_type' ? 'a policy must be a JSON object' : undefined) },
 );

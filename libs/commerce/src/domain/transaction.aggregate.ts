@@ -71,7 +71,24 @@ export interface ReviewContext {
    * the payment, and whether the reviewer's key has the same owner as the requester's.
    */
   separation?: { requesterActor: string | null; sameOwner: boolean } | null;
+  /**
+   * When the policy requires more than one approval (`review.approvals_required`): how many, the
+   * approvals already recorded, and whether this reviewer (its key, or another key of its owner)
+   * gave one of them. Absent: one approval decides.
+   */
+  approvals?: { required: number; prior: { approver: string; amount_cents: number }[]; alreadyApproved: boolean } | null;
 }
+
+/**
+ * A reviewer's approval that is not yet the last one the policy requires: recorded, signed, and
+ * the transaction stays `needs_review`. No status changes, so it is no webhook event (the spec's
+ * event types are one per state change); the timeline and GET …/decision show it.
+ */
+export const APPROVAL_RECORDED = 'authorization.approval_recorded';
+
+/** The approvals recorded on a transaction's events so far (its APPROVAL_RECORDED events). */
+export const approvalsOf = (events: readonly { type: string; data: unknown }[]) =>
+  events.filter((e) => e.type === APPROVAL_RECORDED).map((e) => e.data as { approver: string; amount_cents: number });
 
 /** A reviewer's identity as recorded: the actor, its key id, and the person's name (none until the console names people). */
 export const reviewerOf = (actor: string) => ({ actor, key_id: actor.startsWith('api_key:') ? actor.slice('api_key:'.length) : null, name: null });
@@ -98,7 +115,17 @@ export function reviewAuthorization(s: TransactionState, action: ReviewAction, a
   if (action.kind === 'approve' && action.amount_cents !== undefined && action.amount_cents > amount) {
     throw new DomainError('approval_amount_exceeds_request', `an approval may lower the amount, not raise it above ${amount}`, [{ field: 'amount_cents', message: `must be at most ${amount}` }]);
   }
+  const approvals = ctx.approvals ?? { required: 1, prior: [], alreadyApproved: false };
+  if (action.kind === 'approve' && approvals.alreadyApproved) {
+    throw new DomainError(
+      'reviewer_already_approved',
+      `the policy requires ${approvals.required} approvals of ${s.authorization_id} by different reviewers; this reviewer (its key, or another key of its owner) already gave one`,
+      { approvals_required: approvals.required, approvals_recorded: approvals.prior.length },
+    );
+  }
   const metadata = { actor, correlation_id: s.transaction_id };
+  // Which approval this is, when the policy requires several (signed with the review).
+  const approvalCount = approvals.required > 1 && action.kind === 'approve' ? { approval: approvals.prior.length + 1, approvals_required: approvals.required } : {};
   // The review is evidence: signed, naming the reviewer, the note, the amount and the event it decided.
   const reviewRecord = (review: 'approved' | 'rejected', approved: number | null) =>
     ctx.signReview({
@@ -111,17 +138,26 @@ export function reviewAuthorization(s: TransactionState, action: ReviewAction, a
       decided_event_hash: ctx.decidedEventHash,
       issuer: ctx.issuer,
       reviewed_at: now.toISOString(),
+      ...approvalCount,
     });
   if (action.kind === 'approve') {
-    const approved = action.amount_cents ?? amount;
+    const own = action.amount_cents ?? amount;
+    if (approvals.prior.length + 1 < approvals.required) {
+      // Not the last approval required: recorded and signed; nothing is released until the last one.
+      const data = { ...base(s), status: s.status, approver: actor, note: action.note, amount_cents: own, ...approvalCount, review_record: reviewRecord('approved', own) };
+      return { events: [{ type: APPROVAL_RECORDED, data, metadata }] };
+    }
+    // Reviewers who approved different amounts: the lowest applies (each review signs its own).
+    const approved = Math.min(own, ...approvals.prior.map((p) => p.amount_cents));
     const data = {
       ...base(s),
       status: nextStatus(s.status, 'authorization.human_approved'),
       approver: actor,
       note: action.note,
       amount_cents: approved,
+      ...(approvals.prior.length > 0 ? { approvers: [...approvals.prior.map((p) => p.approver), actor] } : {}),
       released: s.reservations.filter(() => approved < amount).map((r) => ({ cap_key: r.cap_key, amount_cents: amount - approved })),
-      review_record: reviewRecord('approved', approved),
+      review_record: reviewRecord('approved', own),
     };
     return { events: [{ type: 'authorization.human_approved', data, metadata }] };
   }

@@ -1,5 +1,6 @@
 import { eventFact, increment, InlineProjection, Json, RowChange } from '@app/event-store';
 import { LIFECYCLE_EVENT_TYPES } from '../domain/lifecycle';
+import { APPROVAL_RECORDED } from '../domain/transaction.aggregate';
 import type { AuthorizationDecided, AuthorizationRequested, ExecutionFailed, ExecutionInitiated, ExecutionSucceeded, Reservation, SpendSnapshot } from './transaction.events';
 
 /** The CHECK constraint of commerce_spend (migration commerce_003): no reservation past its cap. */
@@ -13,7 +14,7 @@ export const SPEND_CAP_CONSTRAINT = 'commerce_spend_within_cap';
  */
 export const transactionsProjection: InlineProjection = {
   name: 'commerce_transactions',
-  filter: { eventTypes: [...LIFECYCLE_EVENT_TYPES], streamPrefix: 'transaction-' },
+  filter: { eventTypes: [...LIFECYCLE_EVENT_TYPES, APPROVAL_RECORDED], streamPrefix: 'transaction-' },
   tables: ['commerce_transactions', 'commerce_spend'],
   checks: [
     { name: SPEND_CAP_CONSTRAINT, table: 'commerce_spend', holds: (row) => row.cap_cents === null || row.cap_cents === undefined || Number(row.reserved_cents) <= Number(row.cap_cents) },
@@ -54,6 +55,9 @@ export const transactionsProjection: InlineProjection = {
           ...release(d.organization_id, x.released),
         ];
       }
+      case APPROVAL_RECORDED:
+        // A first approval of two: still needs_review, nothing reserved or released yet.
+        return [{ op: 'update', table: 'commerce_transactions', key, set: touched }];
       case 'execution.initiated': {
         const x = e.data as ExecutionInitiated;
         return [{ op: 'update', table: 'commerce_transactions', key, set: { execution_state: 'settling', execution_attempts: x.attempt, last_attempt_at: e.recorded_at, ...touched } }];
