@@ -9,6 +9,7 @@ import {
   LifecycleEventType,
   nextStatus,
   statusAfter,
+  statusesEntered,
   TRANSACTION_STATUSES,
   TransactionStatus,
 } from './lifecycle';
@@ -147,6 +148,19 @@ describe('transaction lifecycle', () => {
     expect(statusAfter(['authorization.requested', 'authorization.approved', 'authorization.rejected'])).toBe('expired');
     expect(statusAfter([])).toBeNull();
     expect(() => statusAfter(['authorization.requested', 'authorization.approved', 'execution.succeeded', 'receipt.issued', 'receipt.issued'])).toThrow(IllegalTransition);
+  });
+
+  it('says which statuses each event entered: the request enters initiated then evaluating; an event that changes nothing enters none', () => {
+    expect(statusesEntered(null, 'authorization.requested', 'evaluating')).toEqual(['initiated', 'evaluating']);
+    expect(statusesEntered('evaluating', 'authorization.escalated', 'needs_review')).toEqual(['needs_review']);
+    expect(statusesEntered('needs_review', 'authorization.approval_recorded', 'needs_review')).toEqual([]);
+    expect(statusesEntered('needs_review', 'authorization.human_approved', 'authorized')).toEqual(['authorized']);
+    expect(statusesEntered('authorized', 'execution.initiated', 'authorized')).toEqual([]);
+    expect(statusesEntered('authorized', 'execution.failed', 'declined')).toEqual(['declined']);
+    expect(statusesEntered('authorized', 'authorization.rejected', 'expired')).toEqual(['expired']);
+    // Every status of TRANSACTION_STATUSES is entered along some path of the table.
+    const entered = new Set(LIFECYCLE.flatMap((t) => statusesEntered(t.from, t.event, t.to)));
+    expect(TRANSACTION_STATUSES.filter((s) => !entered.has(s))).toEqual([]);
   });
 
   it('lists the allowed events per status; rejected, declined, expired and receipt_issued are terminal', () => {

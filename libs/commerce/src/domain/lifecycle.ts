@@ -39,13 +39,16 @@ export interface Transition {
   to: TransactionStatus;
   /** Only for the outcome the event's data marks as final (`final: true`: a provider's decline). */
   final?: true;
+  /** Statuses the event passes through on its way to `to` (authorization.requested: `initiated`). */
+  via?: readonly TransactionStatus[];
 }
 
 /**
  * DESIGN.md's lifecycle table, as data. Notes:
- * - authorization.requested creates the transaction: it is `initiated` and at once `evaluating`
- *   (the request is recorded before its evaluation), so the status after the event is
- *   `evaluating`; `initiated` is never a resting status, and nothing leaves it.
+ * - authorization.requested creates the transaction: it is `initiated` (the request received)
+ *   and at once `evaluating` (the policy and spend-cap check of that request), so the status the
+ *   event records is `evaluating`, reached `via` `initiated`. Neither rests: the decision is
+ *   appended with the request. The timeline shows both (`entered` of each entry, statusesEntered).
  * - execution.initiated and execution.failed keep `authorized` (settling; retry allowed while
  *   the window lasts); a final execution.failed (the provider declined) ends in `declined`.
  * - An authorized transaction whose window closed unexecuted is rejected by the expiry sweep
@@ -54,7 +57,7 @@ export interface Transition {
  *   seven states, which name no end for a declined or lapsed payment).
  */
 export const LIFECYCLE: readonly Transition[] = Object.freeze([
-  { from: null, event: 'authorization.requested', to: 'evaluating' },
+  { from: null, event: 'authorization.requested', via: ['initiated'], to: 'evaluating' },
   { from: 'evaluating', event: 'authorization.approved', to: 'authorized' },
   { from: 'evaluating', event: 'authorization.escalated', to: 'needs_review' },
   { from: 'needs_review', event: 'authorization.human_approved', to: 'authorized' },
@@ -88,6 +91,17 @@ export function nextStatus(current: TransactionStatus | null, event: LifecycleEv
   const row = LIFECYCLE.find((t) => t.from === current && t.event === event && (t.final === true) === final);
   if (!row) throw new IllegalTransition(current, event);
   return row.to;
+}
+
+/**
+ * The statuses a recorded event moved the transaction into, in order, from the status before it
+ * to the `status` it records: authorization.requested enters `initiated` then `evaluating`; an
+ * event that changes nothing (a retry's execution.initiated, a first approval of two) enters none.
+ */
+export function statusesEntered(previous: TransactionStatus | null, eventType: string, status: TransactionStatus): TransactionStatus[] {
+  const row = LIFECYCLE.find((t) => t.from === previous && t.event === eventType && t.to === status);
+  const via = row?.via ?? [];
+  return via.length > 0 || status !== previous ? [...via, status] : [];
 }
 
 /** The events allowed in a status. */

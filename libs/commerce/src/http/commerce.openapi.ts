@@ -132,9 +132,11 @@ export const paymentDecisionRecordSchema = apiOutput(
                 note: z.string().nullable(),
                 requested_amount_cents: z.number().int(),
                 approved_amount_cents: z.number().int().nullable(),
-                decided_event_hash: z.string().describe('hash of the timeline event the review decided (the escalation)'),
+                decided_event_hash: z.string().describe('hash of the timeline event the review decided (the escalation, or the first approval when two are required)'),
                 issuer: z.string(),
                 reviewed_at: z.string(),
+                approval: z.number().int().optional().describe('under `review.approvals_required: 2`: which approval this is (1 or 2)'),
+                approvals_required: z.number().int().optional().describe('under `review.approvals_required: 2`: the approvals the policy requires'),
               }),
               record_hash: hashTagged().describe('SHA-256 of the RFC 8785 bytes of payload'),
               signature: recordSignature,
@@ -180,7 +182,12 @@ export const timelineEntrySchema = apiOutput(
     sequence: z.number().int(),
     timestamp: z.string(),
     actor: z.object({ type: z.string(), id: z.string() }),
-    status,
+    status: status.describe('the status the event records: the transaction’s status after it'),
+    entered: z
+      .array(status)
+      .describe(
+        'the statuses the event moved the transaction into, in order (empty when it changed none): authorization.requested enters `initiated` (the request received) and then `evaluating` (its policy and spend-cap check), which the decision event that follows it ends',
+      ),
     metadata: z.record(z.string(), z.unknown()),
     hash: z.string(),
     prev_hash: z.string().nullable(),

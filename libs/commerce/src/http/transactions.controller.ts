@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { TRANSACTION_STATUSES, TransactionStatus } from '../domain/lifecycle';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
@@ -11,12 +12,18 @@ import { TRANSACTION_ID_RE } from '../transactions/transaction.events';
 import { txParams } from './commerce-http';
 import { TransactionQueries, transactionView } from '../transactions/transaction.queries';
 import { TransactionRows } from '../transactions/transaction-rows.repository';
+import { AnchorTimelinesCommand } from '../anchor-timelines/anchor-timelines.command';
 import './commerce.openapi';
 
 const receiptParams = z.object({ transaction_id: z.string().regex(TRANSACTION_ID_RE, 'must be a transaction id: txn_ followed by 32 hex digits') });
 const instant = z.string().refine((v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}/.test(v), 'must be an ISO-8601 date or date-time');
 const listQuery = z.strictObject({
-  status: z.enum(TRANSACTION_STATUSES as [TransactionStatus, ...TransactionStatus[]]).optional(),
+  status: z
+    .enum(TRANSACTION_STATUSES as [TransactionStatus, ...TransactionStatus[]])
+    .optional()
+    .describe(
+      'the current status. Every status of the lifecycle is accepted; `initiated` and `evaluating` match no transaction, since the decision is recorded together with the request (the timeline, GET …/events, shows both in the `entered` of its authorization.requested entry)',
+    ),
   merchant_id: z.string().min(1).max(128).optional(),
   agent: z.string().min(1).max(256).optional(),
   from: instant.optional(),
@@ -33,6 +40,7 @@ export class TransactionsController {
   constructor(
     @Inject(TransactionRows) private readonly rows: TransactionRows,
     @Inject(TransactionQueries) private readonly queries: TransactionQueries,
+    private readonly commands: CommandBus,
   ) {}
 
   @Get('transactions')
@@ -57,11 +65,19 @@ export class TransactionsController {
 
   @Get('transactions/:id/events')
   @Authenticated('payments:read')
-  @ApiOperation({ operationId: 'getTransactionEvents', summary: "The transaction's full event timeline with its hash chain and a chain_valid verdict" })
+  @ApiOperation({
+    operationId: 'getTransactionEvents',
+    summary: "The transaction's full event timeline with its hash chain, its anchor (a terminal timeline ends with a signed payment_timeline_anchor.v1) and a chain_valid verdict",
+  })
   @ApiPathParams(txParams)
   @ApiJsonResponse(200, 'TransactionTimeline')
-  events(@Caller() caller: AccessContext, @Param(new ZodPipe(txParams, 'params')) p: z.infer<typeof txParams>) {
-    return this.queries.events(caller.principal!.orgId, p.id);
+  async events(@Caller() caller: AccessContext, @Param(new ZodPipe(txParams, 'params')) p: z.infer<typeof txParams>) {
+    const orgId = caller.principal!.orgId;
+    const timeline = await this.queries.events(orgId, p.id);
+    if (timeline.anchor.state !== 'pending') return timeline;
+    // Terminal, and no anchor was ever written (the anchoring sweep has not come by yet): write it now.
+    await this.commands.execute(new AnchorTimelinesCommand(1, { orgId, transactionId: p.id }));
+    return this.queries.events(orgId, p.id);
   }
 
   @Get('transactions/:id/replay')

@@ -3,8 +3,11 @@ import { EventStore, RecordedEvent } from '@app/event-store';
 import { decodePageCursor, encodePageCursor } from '@app/http';
 import type { AuthorizationRequest } from '../domain/authorization-request';
 import { evaluatePolicy, Evaluation } from '../domain/evaluate';
+import { statusesEntered, TransactionStatus } from '../domain/lifecycle';
 import { policyHash, PolicyDocument } from '../domain/policy';
-import type { SignedRecord } from '../receipts/signed-record';
+import { checkTimelineAnchor } from '../domain/timeline-anchor';
+import type { RecordVerifier } from '../receipts/record-verifier';
+import { SignedRecord, verifyRecord } from '../receipts/signed-record';
 import type { AuthorizationDecided, AuthorizationRequested } from './transaction.events';
 import { transactionStream } from './transaction.events';
 import type { TransactionRow } from './transaction-row';
@@ -53,8 +56,13 @@ export function actorOf(actor: unknown): { type: string; id: string } {
   return at < 0 ? { type: 'unknown', id: text } : { type: text.slice(0, at), id: text.slice(at + 1) };
 }
 
-/** One timeline entry: the stored event (every field its hash covers) plus readable fields. */
-export function timelineEntry(e: RecordedEvent) {
+/**
+ * One timeline entry: the stored event (every field its hash covers) plus readable fields.
+ * `status` is the status the event records (after it); `entered` the statuses it moved the
+ * transaction into from `previousStatus` (the status before it), so `initiated`, which
+ * authorization.requested passes through on its way to `evaluating`, shows too.
+ */
+export function timelineEntry(e: RecordedEvent, previousStatus: TransactionStatus | null = null) {
   const { transaction_id: _t, organization_id: _o, status, ...details } = e.data as Record<string, unknown>;
   return {
     event_id: e.event_id,
@@ -63,11 +71,22 @@ export function timelineEntry(e: RecordedEvent) {
     timestamp: e.recorded_at,
     actor: actorOf(e.metadata.actor),
     status,
+    entered: typeof status === 'string' ? statusesEntered(previousStatus, e.type, status as TransactionStatus) : [],
     metadata: details,
     hash: e.hash,
     prev_hash: e.prev_hash,
     stored: { event_id: e.event_id, stream_id: e.stream_id, revision: e.revision, type: e.type, data: e.data, metadata: e.metadata, recorded_at: e.recorded_at, prev_hash: e.prev_hash, hash: e.hash },
   };
+}
+
+/** A stream's events as timeline entries, each knowing the status before it. */
+export function timelineEntries(events: readonly RecordedEvent[]) {
+  let previous: TransactionStatus | null = null;
+  return events.map((e) => {
+    const entry = timelineEntry(e, previous);
+    if (typeof entry.status === 'string') previous = entry.status as TransactionStatus;
+    return entry;
+  });
 }
 
 /** Reads of the transactions: state, lists, timelines with their chain verdict, replays, records. */
@@ -76,6 +95,7 @@ export class TransactionQueries {
     private readonly rows: TransactionRows,
     private readonly store: EventStore,
     private readonly policies: PolicyVersionLookup,
+    private readonly verifier: RecordVerifier,
   ) {}
 
   async list(orgId: string, f: TransactionFilter) {
@@ -88,11 +108,22 @@ export class TransactionQueries {
     };
   }
 
+  /**
+   * The timeline with its verdict: `chain_valid` holds when every link holds and its end is sound
+   * (`anchor`): a terminal timeline ends with its valid anchor, and the stream is as long as the
+   * read model recorded it (so events cut off the end show, anchor and terminal event included).
+   * `anchor.state` is `pending` when the timeline is terminal and no anchor was ever written (the
+   * controller anchors it then and reads again).
+   */
   async events(orgId: string, transactionId: string) {
-    await this.owned(orgId, transactionId);
+    const row = await this.owned(orgId, transactionId);
     const stream = transactionStream(transactionId);
     const [events, verdict] = await Promise.all([this.store.readStream(stream), this.store.verifyStream(stream)]);
-    return { transaction_id: transactionId, chain_valid: verdict.valid, chain: verdict, events: events.map(timelineEntry) };
+    const readModel = { status: row.status, revision: Number(row.revision), anchored_revision: row.anchored_revision ?? null };
+    const checked = checkTimelineAnchor(events, (record) => verifyRecord(record, this.verifier.check), readModel);
+    const pending = checked.state === 'missing' && readModel.anchored_revision === null && readModel.revision === events.length - 1;
+    const anchor = pending ? { ...checked, state: 'pending' as const } : checked;
+    return { transaction_id: transactionId, chain_valid: verdict.valid && anchor.valid, chain: verdict, anchor, events: timelineEntries(events) };
   }
 
   /**
@@ -140,8 +171,9 @@ export class TransactionQueries {
     if (row.status !== 'receipt_issued') {
       throw new AppError('receipt_not_available', `transaction ${transactionId} is ${row.status}; a receipt exists once it has executed (its decision record is at /api/cdp/transactions/${transactionId}/decision)`, 404, { status: row.status });
     }
-    const [last] = await this.store.readStream(transactionStream(transactionId), { direction: 'backwards', limit: 1 });
-    return (last.data as { receipt: SignedRecord }).receipt;
+    // The last event, or the one before the anchor that follows it.
+    const tail = await this.store.readStream(transactionStream(transactionId), { direction: 'backwards', limit: 2 });
+    return (tail.find((e) => e.type === 'receipt.issued')!.data as { receipt: SignedRecord }).receipt;
   }
 
   private async owned(orgId: string, transactionId: string): Promise<TransactionRow> {
