@@ -1,6 +1,6 @@
-import { DynamicModule, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
-import { LOGGER, systemClock, type AppConfig } from '@app/core';
+import { Clock, LOGGER, systemClock, type AppConfig } from '@app/core';
 import { EventStore, PROJECTIONS_ENABLED, SqlDatabase } from '@app/event-store';
 import type { Logger } from '@app/http';
 import { IdempotencyModule, IdempotencyService } from '@app/idempotency';
@@ -37,12 +37,31 @@ import { DemoDecisionHandler } from './demo-decision/demo-decision.handler';
 import { AccessReadModel } from '@app/access';
 import { ExpireAuthorizationsCommand } from './expire-authorizations/expire-authorizations.command';
 import { ExpireAuthorizationsHandler } from './expire-authorizations/expire-authorizations.handler';
+import { AnchorTimelinesCommand } from './anchor-timelines/anchor-timelines.command';
+import { AnchorTimelinesHandler } from './anchor-timelines/anchor-timelines.handler';
+import { TimelineAnchorSweep } from './anchor-timelines/timeline-anchor-sweep';
 
 const COMMERCE_PROVIDER = Symbol('COMMERCE_SETTLEMENT_PROVIDER');
 
-/** What every commerce role needs: the transactions' repository and rows, the clock, the expiry sweep. */
-const coreProviders = (config: AppConfig) => [
-  { provide: TransactionRepository, useFactory: (store: EventStore) => new TransactionRepository(store), inject: [EventStore] },
+/**
+ * What every commerce role needs: the transactions' repository and rows, the clock, the expiry
+ * sweep. A role that signs (the api: `CommerceAuthority` holds the signing key) anchors every
+ * timeline it ends; the worker holds no key and leaves its expiries' anchors to the api's sweep.
+ */
+const coreProviders = (config: AppConfig, signs: boolean) => [
+  signs
+    ? {
+        provide: TransactionRepository,
+        useFactory: (store: EventStore, authority: CommerceAuthority, clock: Clock, logger: Logger) =>
+          new TransactionRepository(store, {
+            issuer: authority.issuer,
+            sign: authority.sign,
+            clock,
+            onError: (err, transactionId) => logger.warn({ err: (err as Error).message, transaction_id: transactionId }, 'timeline anchor not written; the anchoring sweep writes it'),
+          }),
+        inject: [EventStore, CommerceAuthority, COMMERCE_CLOCK, LOGGER],
+      }
+    : { provide: TransactionRepository, useFactory: (store: EventStore) => new TransactionRepository(store), inject: [EventStore] },
   { provide: TransactionRows, useFactory: (db: SqlDatabase) => new SqlTransactionRows(db), inject: [SqlDatabase] },
   { provide: COMMERCE_CLOCK, useValue: systemClock },
   ExpireAuthorizationsHandler,
@@ -61,6 +80,7 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
   constructor(
     @Inject(ExpirySweep) private readonly sweep: ExpirySweep,
     @Inject(PROJECTIONS_ENABLED) private readonly workers: boolean,
+    @Optional() @Inject(TimelineAnchorSweep) private readonly anchorSweep?: TimelineAnchorSweep,
   ) {}
 
   /** `settlementProvider`: the sandbox provider unless another is given (tests script outcomes). */
@@ -92,15 +112,22 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
         AuthorizePaymentHandler,
         {
           provide: TransactionQueries,
-          useFactory: (rows: TransactionRows, store: EventStore, policies: PolicyService) => new TransactionQueries(rows, store, policies),
-          inject: [TransactionRows, EventStore, PolicyService],
+          useFactory: (rows: TransactionRows, store: EventStore, policies: PolicyService, verifier: RecordVerifier) => new TransactionQueries(rows, store, policies, verifier),
+          inject: [TransactionRows, EventStore, PolicyService, RecordVerifier],
         },
         {
           provide: RecordVerifier,
           useFactory: (keys: SigningKeyStore) => new RecordVerifier((keyId, message, signature, signedAt) => keys.current.verify(keyId, message, signature, signedAt)),
           inject: [SigningKeyStore],
         },
-        ...coreProviders(config),
+        ...coreProviders(config, true),
+        AnchorTimelinesHandler,
+        {
+          provide: TimelineAnchorSweep,
+          useFactory: (anchor: AnchorTimelinesHandler, logger: Logger) =>
+            new TimelineAnchorSweep((limit) => anchor.execute(new AnchorTimelinesCommand(limit)), config.COMMERCE_SWEEP_INTERVAL_MS, logger, [], 'anchoring sweep'),
+          inject: [AnchorTimelinesHandler, LOGGER],
+        },
         {
           provide: ReviewRules,
           // Key owners come from the access read model, through its own repository.
@@ -121,21 +148,28 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
         QuotePaymentHandler,
         DemoDecisionHandler,
       ],
-      exports: [PolicyService, SPEND_LEDGER, TransactionQueries, ExpirySweep],
+      exports: [PolicyService, SPEND_LEDGER, TransactionQueries, ExpirySweep, TimelineAnchorSweep, AnchorTimelinesHandler],
     };
   }
 
   /** The worker role (`start:worker`): only the sweep, which signs nothing and serves nothing. */
   static forWorker(config: AppConfig): DynamicModule {
-    return { module: CommerceModule, imports: [CqrsModule, IdempotencyModule.forRoot()], providers: coreProviders(config), exports: [ExpirySweep] };
+    return { module: CommerceModule, imports: [CqrsModule, IdempotencyModule.forRoot()], providers: coreProviders(config, false), exports: [ExpirySweep] };
   }
 
   onApplicationBootstrap(): void {
     // The worker role (WORKERS=on, or `start:worker`) sweeps; an api-only process does not.
     if (this.workers) this.sweep.start();
+    // Every process that signs anchors what is owed: at once (the backfill of timelines that ended
+    // before anchors existed), then on the sweep's interval.
+    if (this.anchorSweep) {
+      this.anchorSweep.start();
+      void this.anchorSweep.tick();
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.sweep.stop();
+    await this.anchorSweep?.stop();
   }
 }

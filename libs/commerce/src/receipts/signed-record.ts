@@ -6,13 +6,17 @@ import { canonicalJson, fromBase64Url, sha256Hex, toBase64Url } from '@app/crypt
  * (payment_decision.v1), which lets a refusal be proven as well as a payment, and a person's
  * review of an escalated one (payment_review.v1).
  * The hash is SHA-256 of the JCS bytes of `payload`; the signature covers the ASCII of its
- * lowercase hex, exactly as for certificates, so one verifier serves all three.
+ * lowercase hex, exactly as for certificates, so one verifier serves them all (and the anchor
+ * that ends a terminal timeline, payment_timeline_anchor.v1).
  */
 export const RECEIPT_SCHEMA = 'payment_receipt.v1';
 export const DECISION_SCHEMA = 'payment_decision.v1';
 /** A person's review of an escalated authorization (approved or rejected), signed like the policy's decision. */
 export const REVIEW_SCHEMA = 'payment_review.v1';
-export type SignedRecordSchema = typeof RECEIPT_SCHEMA | typeof DECISION_SCHEMA | typeof REVIEW_SCHEMA;
+/** The anchor that ends a terminal timeline: the hash, revision and status of its last event, signed (domain/timeline-anchor.ts). */
+export const ANCHOR_SCHEMA = 'payment_timeline_anchor.v1';
+export type SignedRecordSchema = typeof RECEIPT_SCHEMA | typeof DECISION_SCHEMA | typeof REVIEW_SCHEMA | typeof ANCHOR_SCHEMA;
+const SCHEMAS: readonly string[] = [RECEIPT_SCHEMA, DECISION_SCHEMA, REVIEW_SCHEMA, ANCHOR_SCHEMA];
 
 export interface SignedRecord<P extends Record<string, unknown> = Record<string, unknown>> {
   schema_version: SignedRecordSchema;
@@ -52,7 +56,7 @@ export type SignatureCheck = (
 export function verifyRecord(doc: unknown, check: SignatureCheck): RecordVerdict {
   if (!isRecordShape(doc)) return { valid: false, reason: 'malformed', key_id: null };
   const keyId = doc.signature.key_id;
-  if (doc.schema_version !== RECEIPT_SCHEMA && doc.schema_version !== DECISION_SCHEMA && doc.schema_version !== REVIEW_SCHEMA) return { valid: false, reason: 'unsupported_schema', key_id: keyId };
+  if (!SCHEMAS.includes(doc.schema_version)) return { valid: false, reason: 'unsupported_schema', key_id: keyId };
   const stated = doc.schema_version === RECEIPT_SCHEMA ? doc.receipt_hash : doc.record_hash;
   let digest: string;
   try {
@@ -63,7 +67,7 @@ export function verifyRecord(doc: unknown, check: SignatureCheck): RecordVerdict
   if (stated !== `sha256:${digest}`) return { valid: false, reason: 'hash_mismatch', key_id: keyId };
   const signature = fromBase64Url(doc.signature.value);
   if (!signature || doc.signature.alg !== 'Ed25519') return { valid: false, reason: 'signature_invalid', key_id: keyId };
-  const signedAt = new Date(String(doc.payload.issued_at ?? doc.payload.decided_at ?? doc.payload.reviewed_at ?? ''));
+  const signedAt = new Date(String(doc.payload.issued_at ?? doc.payload.decided_at ?? doc.payload.reviewed_at ?? doc.payload.anchored_at ?? ''));
   const verdict = check(keyId, Buffer.from(digest, 'ascii'), signature, signedAt);
   return verdict.valid ? { valid: true, key_id: keyId, ...(verdict.warning ? { warning: verdict.warning } : {}) } : { valid: false, reason: verdict.reason, key_id: keyId };
 }

@@ -19,6 +19,8 @@ export class ExpirySweep {
     private readonly intervalMs: number,
     private readonly logger: SweepLogger,
     private readonly extra: Array<() => Promise<unknown>> = [],
+    /** What the log calls it (the same loop runs the anchoring sweep). */
+    private readonly name = 'expiry sweep',
   ) {}
 
   start(): void {
@@ -40,7 +42,7 @@ export class ExpirySweep {
         } while (batch === 100);
         for (const job of this.extra) await job();
       } catch (err) {
-        this.logger.warn({ err: (err as Error).message }, 'expiry sweep failed; retrying next tick');
+        this.logger.warn({ err: (err as Error).message }, `${this.name} failed; retrying next tick`);
       }
     })();
     await this.running;

@@ -27,6 +27,8 @@ export interface TransactionRow {
   last_attempt_at: Date | string | null;
   reservations: Reservation[];
   revision: number;
+  /** The revision of the timeline's anchor (timeline.anchored); null until one is written. */
+  anchored_revision?: number | null;
   created_at: Date | string;
   updated_at: Date | string;
 }

@@ -7,6 +7,8 @@ export abstract class TransactionRows {
   abstract byAuthorization(orgId: string, authorizationId: string): Promise<TransactionRow | null>;
   /** Escalated authorizations whose window closed by `now`, oldest first. */
   abstract dueForExpiry(now: Date, limit: number): Promise<TransactionRow[]>;
+  /** Terminal transactions whose timeline has no anchor yet, after `afterId` in id order (ended before anchors existed, or a crash between the two appends). */
+  abstract dueForAnchor(afterId: string, limit: number): Promise<TransactionRow[]>;
   /** One page (limit + 1 rows, newest first) of an organization's transactions, filtered. */
   abstract page(orgId: string, f: TransactionPageFilter): Promise<TransactionRow[]>;
 }
@@ -59,6 +61,13 @@ export class SqlTransactionRows extends TransactionRows {
     return this.db.query<TransactionRow>(
       `SELECT * FROM commerce_transactions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, transaction_id DESC LIMIT $${params.length}`,
       params,
+    );
+  }
+
+  dueForAnchor(afterId: string, limit: number): Promise<TransactionRow[]> {
+    return this.db.query<TransactionRow>(
+      `SELECT * FROM commerce_transactions WHERE anchored_revision IS NULL AND status IN ('rejected', 'declined', 'expired', 'receipt_issued') AND transaction_id > $1 ORDER BY transaction_id LIMIT $2`,
+      [afterId, limit],
     );
   }
 

@@ -27,6 +27,12 @@ class InMemoryTransactionRows extends TransactionRows {
       .filter((r) => r.organization_id === org && (!f.status || r.status === f.status))
       .slice(0, f.limit + 1);
   }
+  async dueForAnchor(afterId: string, limit: number) {
+    return this.all()
+      .filter((r) => (r.anchored_revision ?? null) === null && ['rejected', 'declined', 'expired', 'receipt_issued'].includes(r.status) && r.transaction_id > afterId)
+      .sort((a, b) => a.transaction_id.localeCompare(b.transaction_id))
+      .slice(0, limit);
+  }
   async dueForExpiry(now: Date, limit: number) {
     return this.all()
       .filter((r) => (r.status === 'needs_review' || (r.status === 'authorized' && r.execution_state !== 'settling')) && Date.parse(String(r.expires_at)) <= now.getTime())
@@ -46,7 +52,8 @@ export function commerceWorld(at = '2026-11-25T10:00:00.000Z') {
   const store = new InMemoryEventStore(() => clock.now());
   store.registerProjection(transactionsProjection);
   const rows = new InMemoryTransactionRows(store);
-  const transactions = new TransactionRepository(store);
+  // Terminal timelines are anchored as in the api role: signed by the spec authority.
+  const transactions = new TransactionRepository(store, { issuer: specAuthority.issuer, sign: specAuthority.sign, clock });
   /** The policy versions review rules read (`org/policy/version`), and who holds which key. */
   const policyVersions = new Map<string, PolicyDocument>();
   const keyOwners = new Map<string, string>();

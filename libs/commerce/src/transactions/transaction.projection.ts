@@ -1,6 +1,7 @@
 import { eventFact, increment, InlineProjection, Json, RowChange } from '@app/event-store';
 import { LIFECYCLE_EVENT_TYPES } from '../domain/lifecycle';
 import { APPROVAL_RECORDED } from '../domain/transaction.aggregate';
+import { TIMELINE_ANCHORED } from '../domain/timeline-anchor';
 import type { AuthorizationDecided, AuthorizationRequested, ExecutionFailed, ExecutionInitiated, ExecutionSucceeded, Reservation, SpendSnapshot } from './transaction.events';
 
 /** The CHECK constraint of commerce_spend (migration commerce_003): no reservation past its cap. */
@@ -14,7 +15,7 @@ export const SPEND_CAP_CONSTRAINT = 'commerce_spend_within_cap';
  */
 export const transactionsProjection: InlineProjection = {
   name: 'commerce_transactions',
-  filter: { eventTypes: [...LIFECYCLE_EVENT_TYPES, APPROVAL_RECORDED], streamPrefix: 'transaction-' },
+  filter: { eventTypes: [...LIFECYCLE_EVENT_TYPES, APPROVAL_RECORDED, TIMELINE_ANCHORED], streamPrefix: 'transaction-' },
   tables: ['commerce_transactions', 'commerce_spend'],
   checks: [
     { name: SPEND_CAP_CONSTRAINT, table: 'commerce_spend', holds: (row) => row.cap_cents === null || row.cap_cents === undefined || Number(row.reserved_cents) <= Number(row.cap_cents) },
@@ -72,6 +73,9 @@ export const transactionsProjection: InlineProjection = {
       }
       case 'receipt.issued':
         return [{ op: 'update', table: 'commerce_transactions', key, set: { status: d.status, ...touched } }];
+      case TIMELINE_ANCHORED:
+        // The anchor ends the stream: its revision is the last, and the timeline is sealed (not a state change).
+        return [{ op: 'update', table: 'commerce_transactions', key, set: { revision: eventFact('revision'), anchored_revision: eventFact('revision') } }];
       default:
         return [];
     }

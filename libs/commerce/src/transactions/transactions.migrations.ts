@@ -62,4 +62,14 @@ export const transactionMigrations: Migration[] = [
     id: 'commerce_004_authorized_due',
     sql: `CREATE INDEX IF NOT EXISTS commerce_transactions_authorized_due ON commerce_transactions (expires_at) WHERE status = 'authorized';`,
   },
+  {
+    // The revision of the anchor that sealed a terminal timeline (timeline.anchored); NULL: none
+    // written yet. Transactions that ended before anchors existed start NULL and are anchored by
+    // the anchoring sweep (AnchorTimelinesHandler), which finds them through this index.
+    id: 'commerce_005_timeline_anchors',
+    sql: `
+      ALTER TABLE commerce_transactions ADD COLUMN IF NOT EXISTS anchored_revision integer;
+      CREATE INDEX IF NOT EXISTS commerce_transactions_anchor_due ON commerce_transactions (transaction_id) WHERE anchored_revision IS NULL AND status IN ('rejected', 'declined', 'expired', 'receipt_issued');
+    `,
+  },
 ];
