@@ -59,8 +59,9 @@ describe('ApproveAuthorizationHandler (Transaction aggregate on the in-memory st
     const t = await escalated('org_a', 5_000, '2026-11-25T10:30:00.000Z');
     clock.advance(3600_000);
     await expect(sut.execute(approve('org_a', t.authorization_id))).rejects.toMatchObject({ code: 'authorization_expired' });
-    const last = (await store.readStream(`transaction-${t.transaction_id}`, { direction: 'backwards', limit: 1 }))[0];
+    const [anchor, last] = await store.readStream(`transaction-${t.transaction_id}`, { direction: 'backwards', limit: 2 });
     expect(last).toMatchObject({ type: 'authorization.rejected', data: { reason_code: 'EXPIRED', rejected_by: 'expiry' }, metadata: { actor: 'system:expiry-sweep' } });
+    expect(anchor).toMatchObject({ type: 'timeline.anchored', data: { status: 'rejected', anchor: { payload: { last_event_hash: last.hash } } } });
     expect(store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 0, cap_cents: 100_000 }]);
   });
 
@@ -146,7 +147,7 @@ describe('ApproveAuthorizationHandler (Transaction aggregate on the in-memory st
       const reject = new RejectAuthorizationHandler(w.rows, w.transactions, w.clock, w.authority, w.rules);
       expect(await reject.execute(new RejectAuthorizationCommand('org_a', w.t.authorization_id, 'api_key:key_lee', 'no'))).toMatchObject({ status: 'rejected', decision: 'blocked' });
       expect(w.store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 0, cap_cents: 100_000 }]);
-      expect((await w.stream()).map((e) => e.type)).toEqual(['authorization.requested', 'authorization.escalated', 'authorization.approval_recorded', 'authorization.rejected']);
+      expect((await w.stream()).map((e) => e.type)).toEqual(['authorization.requested', 'authorization.escalated', 'authorization.approval_recorded', 'authorization.rejected', 'timeline.anchored']);
     });
 
     it('racing reviewers give one outcome: two different ones authorize it once; the same one twice records one approval', async () => {

@@ -2,7 +2,7 @@ import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import type { PolicyDocument } from '../domain/policy';
 import { policyHash } from '../domain/policy';
 import { verifyRecord } from '../receipts/signed-record';
-import { commerceWorld, specAuthority } from '../transactions/transaction-spec-fixtures';
+import { commerceWorld, specAuthority, specSignatureCheck } from '../transactions/transaction-spec-fixtures';
 import { AuthorizePaymentCommand } from './authorize-payment.command';
 import { AuthorizePaymentHandler, CurrentPolicies } from './authorize-payment.handler';
 import { RejectAuthorizationCommand } from '../reject-authorization/reject-authorization.command';
@@ -48,6 +48,17 @@ describe('AuthorizePaymentHandler (decision by the aggregate, saved on the in-me
     expect(await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ merchant_id: 'm_bad' }) as never))).toMatchObject({ decision: 'blocked', reason_code: 'MERCHANT_BLOCKED', status: 'rejected' });
   });
 
+  it('a blocked decision ends the transaction: its timeline is anchored at once, naming the hash of the rejection', async () => {
+    const { sut, store, rows } = setup();
+    const view = await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ merchant_id: 'm_bad' }) as never));
+    const events = await store.readStream(`transaction-${view.transaction_id}`);
+    expect(events.map((e) => e.type)).toEqual(['authorization.requested', 'authorization.rejected', 'timeline.anchored']);
+    const anchor = (events[2].data as { anchor: { payload: Record<string, unknown> } }).anchor;
+    expect(anchor).toMatchObject({ schema_version: 'payment_timeline_anchor.v1', payload: { terminal_status: 'rejected', last_event_revision: 1, event_count: 2, last_event_hash: events[1].hash } });
+    expect(verifyRecord(anchor, specSignatureCheck)).toMatchObject({ valid: true });
+    expect(await rows.byId('org_a', view.transaction_id)).toMatchObject({ status: 'rejected', revision: 2, anchored_revision: 2 });
+  });
+
   it('blocks with POLICY_NOT_FOUND when the organization has no such policy, and live keys with no live provider settle nowhere', async () => {
     const { sut, store } = setup(null);
     const view = await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'live', request() as never));
@@ -70,8 +81,8 @@ describe('AuthorizePaymentHandler (decision by the aggregate, saved on the in-me
     expect(authorized).toHaveLength(6);
     expect(views.filter((v) => v.decision === 'blocked').every((v) => v.reason_code === 'SPEND_CAP_EXCEEDED')).toBe(true);
     expect(spendRows()).toEqual([expect.objectContaining({ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 9_000, cap_cents: 10_000 })]);
-    // Every request is one transaction with its decision, refusals included; nothing half-written.
-    expect((await store.readAll()).events).toHaveLength(40);
+    // Every request is one transaction with its decision, refusals included (each ended by its anchor); nothing half-written.
+    expect((await store.readAll()).events).toHaveLength(40 + 14);
   });
 
   it('a rejection releases its reservation, so the room it held can be authorized again', async () => {

@@ -40,8 +40,10 @@ describe('ExecutePaymentHandler (settlement decisions by the aggregate, on the i
     expect(result).toMatchObject({ outcome: 'succeeded', transaction: { status: 'receipt_issued', execution_state: 'succeeded' } });
     expect(provider.calls).toEqual([expect.objectContaining({ idempotency_key: t.transaction_id, amount_cents: 4_000, currency: 'USD', merchant_id: 'm_books' })]);
     const events = await store.readStream(`transaction-${t.transaction_id}`);
-    expect(events.slice(-3).map((e) => e.type)).toEqual(['execution.initiated', 'execution.succeeded', 'receipt.issued']);
-    expect(result.receipt!.payload).toMatchObject({ timeline_last_event_hash: events[events.length - 2].hash, amount_cents: 4_000, provider: 'sandbox', issuer: 'sigil.test' });
+    expect(events.slice(-4).map((e) => e.type)).toEqual(['execution.initiated', 'execution.succeeded', 'receipt.issued', 'timeline.anchored']);
+    expect(result.receipt!.payload).toMatchObject({ timeline_last_event_hash: events[events.length - 3].hash, amount_cents: 4_000, provider: 'sandbox', issuer: 'sigil.test' });
+    // The receipt ends the transaction: its anchor names the receipt event.
+    expect(events[events.length - 1].data).toMatchObject({ status: 'receipt_issued', anchor: { payload: { terminal_event_type: 'receipt.issued', last_event_hash: events[events.length - 2].hash } } });
     expect(await sut.execute(exec('org_a', t.transaction_id))).toMatchObject({ outcome: 'already_executed', receipt: result.receipt });
     expect(provider.calls).toHaveLength(1);
   });

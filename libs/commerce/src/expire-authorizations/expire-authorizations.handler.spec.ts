@@ -32,7 +32,8 @@ describe('ExpireAuthorizationsHandler (Transaction aggregate on the in-memory st
     expect(await sut.execute(new ExpireAuthorizationsCommand())).toBe(1);
     expect(await w.rows.byId('org_a', lapsed.transaction_id)).toMatchObject({ status: 'expired', reason_code: 'EXPIRED' });
     expect(await w.rows.byId('org_a', settling.transaction_id)).toMatchObject({ status: 'authorized', execution_state: 'settling' });
-    const [e] = await w.store.readStream(`transaction-${lapsed.transaction_id}`, { direction: 'backwards', limit: 1 });
+    const [anchor, e] = await w.store.readStream(`transaction-${lapsed.transaction_id}`, { direction: 'backwards', limit: 2 });
+    expect(anchor).toMatchObject({ type: 'timeline.anchored', data: { status: 'expired', anchor: { payload: { terminal_status: 'expired', last_event_hash: e.hash } } } });
     expect(e).toMatchObject({ type: 'authorization.rejected', data: { status: 'expired', rejected_by: 'expiry', released: [{ amount_cents: 4_000 }] }, metadata: { actor: 'system:expiry-sweep' } });
     expect(w.store.rows('commerce_spend')[0]).toMatchObject({ reserved_cents: 3_000 });
   });
