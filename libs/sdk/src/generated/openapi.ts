@@ -711,7 +711,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The transaction's full event timeline with its hash chain and a chain_valid verdict */
+        /** The transaction's full event timeline with its hash chain, its anchor (a terminal timeline ends with a signed payment_timeline_anchor.v1) and a chain_valid verdict */
         get: operations["getTransactionEvents"];
         put?: never;
         post?: never;
@@ -1140,10 +1140,14 @@ export interface components {
                     note: string | null;
                     requested_amount_cents: number;
                     approved_amount_cents: number | null;
-                    /** @description hash of the timeline event the review decided (the escalation) */
+                    /** @description hash of the timeline event the review decided (the escalation, or the first approval when two are required) */
                     decided_event_hash: string;
                     issuer: string;
                     reviewed_at: string;
+                    /** @description under `review.approvals_required: 2`: which approval this is (1 or 2) */
+                    approval?: number;
+                    /** @description under `review.approvals_required: 2`: the approvals the policy requires */
+                    approvals_required?: number;
                 };
                 /** @description SHA-256 of the RFC 8785 bytes of payload */
                 record_hash: string;
@@ -1225,6 +1229,7 @@ export interface components {
             };
             review?: {
                 require_distinct_reviewer?: boolean;
+                approvals_required?: 1 | 2;
             };
         };
         PolicySimulation: {
@@ -1434,8 +1439,13 @@ export interface components {
                 type: string;
                 id: string;
             };
-            /** @enum {string} */
+            /**
+             * @description the status the event records: the transaction’s status after it
+             * @enum {string}
+             */
             status: "initiated" | "evaluating" | "needs_review" | "authorized" | "executed" | "receipt_issued" | "rejected" | "declined" | "expired";
+            /** @description the statuses the event moved the transaction into, in order (empty when it changed none): authorization.requested enters `initiated` (the request received) and then `evaluating` (its policy and spend-cap check), which the decision event that follows it ends */
+            entered: ("initiated" | "evaluating" | "needs_review" | "authorized" | "executed" | "receipt_issued" | "rejected" | "declined" | "expired")[];
             metadata: {
                 [key: string]: unknown;
             };
@@ -3153,6 +3163,7 @@ export interface operations {
     listTransactions: {
         parameters: {
             query?: {
+                /** @description the current status. Every status of the lifecycle is accepted; `initiated` and `evaluating` match no transaction, since the decision is recorded together with the request (the timeline, GET …/events, shows both in the `entered` of its authorization.requested entry) */
                 status?: "initiated" | "evaluating" | "needs_review" | "authorized" | "executed" | "receipt_issued" | "rejected" | "declined" | "expired";
                 merchant_id?: string;
                 agent?: string;
