@@ -32,7 +32,10 @@ export interface TimelineEntry {
   sequence: number;
   timestamp: string;
   actor: { type: string; id: string };
+  /** The status the event recorded (after it). */
   status: string;
+  /** The statuses the event moved the transaction into, in order: `["initiated", "evaluating"]` for authorization.requested, `[]` when it changed none. */
+  entered?: string[];
   metadata: Record<string, unknown>;
   hash: string;
   prev_hash: string | null;
