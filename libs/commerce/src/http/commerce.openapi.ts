@@ -4,6 +4,7 @@ import { authorizationRequestSchema } from '../domain/authorization-request';
 import { REASON_CODES } from '../domain/evaluate';
 import { TRANSACTION_STATUSES } from '../domain/lifecycle';
 import { policySchema } from '../domain/policy';
+import { timelineAnchorSchemas } from './timeline-anchor.openapi';
 
 /** Request and response shapes of the commerce routes, named in the OpenAPI document (and so in the SDK). */
 
@@ -207,9 +208,17 @@ export const timelineEntrySchema = apiOutput(
   }),
 );
 
+const { timelineAnchorVerdict } = timelineAnchorSchemas(recordSignature, hashTagged);
+
 export const transactionTimelineSchema = apiOutput(
   'TransactionTimeline',
-  z.object({ transaction_id: z.string(), chain_valid: z.boolean(), chain: chainVerdict, events: z.array(timelineEntrySchema) }),
+  z.object({
+    transaction_id: z.string(),
+    chain_valid: z.boolean().describe('the verdict: every link of the hash chain holds and the end is sound (anchor.valid); false on a missing, mismatched or forged anchor and on a truncated stream'),
+    chain: chainVerdict,
+    anchor: timelineAnchorVerdict,
+    events: z.array(timelineEntrySchema),
+  }),
 );
 
 const policyCheck = apiOutput('PolicyCheck', z.object({ rule: z.string(), passed: z.boolean(), detail: z.string().optional() }));

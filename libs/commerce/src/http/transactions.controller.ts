@@ -126,11 +126,21 @@ export class ReceiptVerificationController {
   @Post('verify')
   @HttpCode(200)
   @Throttle('public_verify_window')
-  @ApiOperation({ operationId: 'verifyReceiptOnServer', summary: 'Verify a payment_receipt.v1 receipt or payment_decision.v1 record: its hash and its Ed25519 signature' })
+  @ApiOperation({
+    operationId: 'verifyReceiptOnServer',
+    summary: 'Verify a payment_receipt.v1 receipt, a payment_decision.v1 or payment_review.v1 record, or a payment_timeline_anchor.v1 anchor: its hash and its Ed25519 signature',
+  })
   @ApiBody({
     required: true,
-    description: 'The receipt or decision record, or {receipt: <it>}',
-    schema: { anyOf: [schemaRef('PaymentReceipt'), schemaRef('PaymentDecisionRecord'), { type: 'object', required: ['receipt'], properties: { receipt: { anyOf: [schemaRef('PaymentReceipt'), schemaRef('PaymentDecisionRecord')] } } }] },
+    description: 'The receipt, record or anchor, or {receipt: <it>}',
+    schema: {
+      anyOf: [
+        schemaRef('PaymentReceipt'),
+        schemaRef('PaymentDecisionRecord'),
+        schemaRef('PaymentTimelineAnchor'),
+        { type: 'object', required: ['receipt'], properties: { receipt: { anyOf: [schemaRef('PaymentReceipt'), schemaRef('PaymentDecisionRecord'), schemaRef('PaymentTimelineAnchor')] } } },
+      ],
+    },
   })
   @ApiJsonResponse(200, 'ReceiptVerification')
   verify(@Body() body: unknown) {

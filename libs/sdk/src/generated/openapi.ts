@@ -832,7 +832,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Verify a payment_receipt.v1 receipt or payment_decision.v1 record: its hash and its Ed25519 signature */
+        /** Verify a payment_receipt.v1 receipt, a payment_decision.v1 or payment_review.v1 record, or a payment_timeline_anchor.v1 anchor: its hash and its Ed25519 signature */
         post: operations["verifyReceiptOnServer"];
         delete?: never;
         options?: never;
@@ -1196,6 +1196,31 @@ export interface components {
             receipt_hash: string;
             signature: components["schemas"]["RecordSignature"];
         };
+        /** @description The signed anchor that ends a terminal timeline (the data of its last event, timeline.anchored): verify offline against /.well-known/signing-keys.json */
+        PaymentTimelineAnchor: {
+            /** @enum {string} */
+            schema_version: "payment_timeline_anchor.v1";
+            payload: {
+                transaction_id: string;
+                authorization_id: string;
+                organization_id: string;
+                stream_id: string;
+                /** @enum {string} */
+                terminal_status: "rejected" | "declined" | "expired" | "receipt_issued";
+                terminal_event_type: string;
+                /** @description the revision of the terminal event this anchor follows */
+                last_event_revision: number;
+                /** @description how many events the timeline has before its anchor */
+                event_count: number;
+                /** @description the hash of the terminal event: the one hash the chain may end on before its anchor */
+                last_event_hash: string;
+                issuer: string;
+                anchored_at: string;
+            };
+            /** @description SHA-256 of the RFC 8785 bytes of payload */
+            record_hash: string;
+            signature: components["schemas"]["RecordSignature"];
+        };
         PolicyCheck: {
             rule: string;
             passed: boolean;
@@ -1528,8 +1553,25 @@ export interface components {
         };
         TransactionTimeline: {
             transaction_id: string;
+            /** @description the verdict: every link of the hash chain holds and the end is sound (anchor.valid); false on a missing, mismatched or forged anchor and on a truncated stream */
             chain_valid: boolean;
             chain: components["schemas"]["ChainVerdict"];
+            /** @description The timeline's end: a terminal timeline must end with its signed anchor */
+            anchor: {
+                valid: boolean;
+                /**
+                 * @description anchored: terminal, and its anchor holds. open: not terminal yet (nothing to anchor). Invalid: missing (a terminal event without the anchor after it), mismatch (the anchor names another hash, revision, status or stream), misplaced (an anchor not right after the terminal event, or events after it), signature_invalid, truncated (the stream is shorter than the service recorded it, or has lost its terminal event). pending: terminal and never anchored; the service anchors it as it answers, so a response does not show it unless that failed
+                 * @enum {string}
+                 */
+                state: "anchored" | "open" | "missing" | "pending" | "mismatch" | "misplaced" | "signature_invalid" | "truncated";
+                terminal_status: string | null;
+                /** @description the revision of the anchor event */
+                revision: number | null;
+                key_id: string | null;
+                /** @description why the end is invalid, in words */
+                detail: string | null;
+                record: components["schemas"]["PaymentTimelineAnchor"] | null;
+            };
             events: components["schemas"]["TimelineEntry"][];
         };
         UpdateRegistryEntryRequest: {
@@ -3472,11 +3514,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The receipt or decision record, or {receipt: <it>} */
+        /** @description The receipt, record or anchor, or {receipt: <it>} */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PaymentReceipt"] | components["schemas"]["PaymentDecisionRecord"] | {
-                    receipt: components["schemas"]["PaymentReceipt"] | components["schemas"]["PaymentDecisionRecord"];
+                "application/json": components["schemas"]["PaymentReceipt"] | components["schemas"]["PaymentDecisionRecord"] | components["schemas"]["PaymentTimelineAnchor"] | {
+                    receipt: components["schemas"]["PaymentReceipt"] | components["schemas"]["PaymentDecisionRecord"] | components["schemas"]["PaymentTimelineAnchor"];
                 };
             };
         };
