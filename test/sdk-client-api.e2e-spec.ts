@@ -218,6 +218,29 @@ describe('SDK client: every endpoint (e2e)', () => {
     expect(await failure(sigil.getWebhookEndpoint(refusing.id))).toMatchObject({ status: 404, code: 'not_found' });
   });
 
+  it('people: invites a person, reads, changes, issues a link; lists and revokes their console session', async () => {
+    const invited = await sigil.inviteUser({ email: `sdk-${randomBytes(4).toString('hex')}@example.com`, display_name: 'SDK person', role: 'viewer' });
+    expect(invited.url).toMatch(/\/console\/sign-in\/link\?token=sgl_[0-9a-f]{64}$/);
+    const userId = invited.user.user_id;
+    expect((await sigil.listUsers()).users.map((u) => u.user_id)).toContain(userId);
+    await expect(sigil.getUser(userId)).resolves.toMatchObject({ role: 'viewer', has_password: false });
+    await expect(sigil.changeUser(userId, { role: 'reviewer' })).resolves.toMatchObject({ role: 'reviewer' });
+    const link = await sigil.createSignInLink(userId);
+    // The person opens the link in the console (a form post with the sign-in form's token): a session.
+    const csrf = randomBytes(16).toString('hex');
+    const signIn = await fetch(`${base}/console/sign-in/link`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `sigil_signin=${csrf}` },
+      body: new URLSearchParams({ csrf, token: new URL(link.url).searchParams.get('token')! }),
+    });
+    expect(signIn.status).toBe(303);
+    const { sessions } = await sigil.listSessions({ user_id: userId });
+    expect(sessions).toEqual([expect.objectContaining({ user_id: userId, method: 'link', status: 'active' })]);
+    await expect(sigil.revokeSession(sessions[0].session_id)).resolves.toMatchObject({ status: 'revoked' });
+    expect(await failure(sigil.getUser('usr_000000000000000000000000'))).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
   it('has one method per operation of the document, and every one of them was called with success', () => {
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.values(item)

@@ -8,6 +8,7 @@ import { PlatformModule } from '@app/platform';
 import { webhookMigrations, WebhooksModule } from '@app/webhooks';
 import { CommerceModule, policiesProjection, policyMigrations, transactionMigrations, transactionsProjection } from '@app/commerce';
 import { idempotencyMigrations } from '@app/idempotency';
+import { consoleMigrations, ConsoleModule, consoleProjection } from '@app/console';
 import { HealthController } from './health/health.controller';
 
 export interface AppModuleOptions {
@@ -24,11 +25,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, projections: [...notaryProjections, transactionsProjection, policiesProjection], migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...webhookMigrations, ...policyMigrations, ...transactionMigrations, ...idempotencyMigrations, ...settlementMigrations] }),
+        PlatformModule.forRoot({ config, logger, projections: [...notaryProjections, transactionsProjection, policiesProjection, consoleProjection], migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...webhookMigrations, ...policyMigrations, ...transactionMigrations, ...idempotencyMigrations, ...settlementMigrations, ...consoleMigrations] }),
         AccessModule.forRoot(config),
         NotaryModule.forRoot(config, { settlementProvider }),
         WebhooksModule.forRoot(config),
         CommerceModule.forRoot(config, { settlementProvider }),
+        ConsoleModule.forRoot(),
         ...imports,
       ],
       controllers: [HealthController],

@@ -20,3 +20,4 @@ export { CreateApiKeyHandler } from './create-api-key/create-api-key.handler';
 export { RevokeApiKeyCommand } from './revoke-api-key/revoke-api-key.command';
 export { RevokeApiKeyHandler } from './revoke-api-key/revoke-api-key.handler';
 export { CreateSandboxKeyCommand } from './create-sandbox-key/create-sandbox-key.command';
+export { DemoOrganizationCreated } from './http/demo-organization';

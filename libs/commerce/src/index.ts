@@ -21,3 +21,6 @@ export * from './transactions/transaction.queries';
 export * from './transactions/expiry-sweep';
 export { transactionsProjection } from './transactions/transaction.projection';
 export { policiesProjection } from './policies/policy.projection';
+// The console dispatches the API's own review commands.
+export { ApproveAuthorizationCommand } from './approve-authorization/approve-authorization.command';
+export { RejectAuthorizationCommand } from './reject-authorization/reject-authorization.command';

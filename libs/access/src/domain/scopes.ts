@@ -1,6 +1,7 @@
 /**
- * Scopes a key can hold. The spec's four commerce scopes, plus `certificates:write` (issuance)
- * and `approvals:manage` (human reviewers of needs_review payments).
+ * Scopes a key can hold. The spec's four commerce scopes, plus `certificates:write` (issuance),
+ * `approvals:manage` (human reviewers of needs_review payments), `users:manage` (people and
+ * their console sessions) and `keys:manage` (API keys). A console user's role grants a set of them.
  */
 export const SCOPES = [
   'payments:write',
@@ -9,6 +10,8 @@ export const SCOPES = [
   'webhooks:manage',
   'certificates:write',
   'approvals:manage',
+  'users:manage',
+  'keys:manage',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -1,11 +1,16 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
+import { CommandBus, EventBus } from '@nestjs/cqrs';
 import { APP_CONFIG, AppConfig, LOGGER } from '@app/core';
 import type { Logger } from '@app/http';
 import { Scope, SCOPES } from '../domain/scopes';
 import { CreateApiKeyCommand, CreatedApiKey } from '../create-api-key/create-api-key.command';
 import { CreateOrganizationCommand } from '../create-organization/create-organization.command';
 import { AccessQueries, Organization } from '../keys/access-queries';
+
+/** Published (in process) once the demo organization exists: the console gives it an owner and prints their sign-in link. */
+export class DemoOrganizationCreated {
+  constructor(readonly orgId: string) {}
+}
 
 /**
  * Embedded mode's first start: a demo organization and one test key with every scope, printed
@@ -15,6 +20,7 @@ import { AccessQueries, Organization } from '../keys/access-queries';
 export class DemoOrganization implements OnApplicationBootstrap {
   constructor(
     private readonly commands: CommandBus,
+    private readonly events: EventBus,
     private readonly reads: AccessQueries,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -32,5 +38,6 @@ export class DemoOrganization implements OnApplicationBootstrap {
         `It is shown this once; keep it:\n\n  ${key.key}\n\n` +
         `  curl -H "Authorization: Bearer ${key.key}" ${this.config.BASE_URL}/api/me\n\n`,
     );
+    this.events.publish(new DemoOrganizationCreated(org.org_id));
   }
 }

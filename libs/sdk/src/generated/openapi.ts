@@ -840,6 +840,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The people of the caller’s organization */
+        get: operations["listUsers"];
+        put?: never;
+        /** Invite a person: the user, and a one-time sign-in link for them (shown once, and logged in place of an email) */
+        post: operations["inviteUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One person of the caller’s organization */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a person’s role (an owner’s, or to owner, only by an owner in the console or the CLI) */
+        patch: operations["changeUser"];
+        trace?: never;
+    };
+    "/api/users/{user_id}/sign-in-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new one-time sign-in link for a person (shown once, and logged in place of an email) */
+        post: operations["createSignInLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Console sessions of the organization (newest first, at most 200), or of one person */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a console session at once (revoking again changes nothing) */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -849,7 +936,7 @@ export interface components {
             org_id: string;
             /** @enum {string} */
             mode: "test" | "live";
-            scopes: ("payments:write" | "payments:read" | "receipts:read" | "webhooks:manage" | "certificates:write" | "approvals:manage")[];
+            scopes: ("payments:write" | "payments:read" | "receipts:read" | "webhooks:manage" | "certificates:write" | "approvals:manage" | "users:manage" | "keys:manage")[];
             name: string | null;
             /** @description who holds the key (keys:create --owner); a policy may require that a reviewer is not the requester nor another key of the same owner */
             owner: string | null;
@@ -912,7 +999,7 @@ export interface components {
         Caller: {
             org_id: string;
             key_id: string;
-            scopes: ("payments:write" | "payments:read" | "receipts:read" | "webhooks:manage" | "certificates:write" | "approvals:manage")[];
+            scopes: ("payments:write" | "payments:read" | "receipts:read" | "webhooks:manage" | "certificates:write" | "approvals:manage" | "users:manage" | "keys:manage")[];
             /** @enum {string} */
             mode: "test" | "live";
             /** @enum {string} */
@@ -985,6 +1072,10 @@ export interface components {
             reason: "hash_mismatch" | "prev_hash_mismatch" | "revision_gap";
             expected: string | number | (null);
             actual: string | number | (null);
+        };
+        ChangeUserRequest: {
+            /** @enum {string} */
+            role: "owner" | "admin" | "reviewer" | "viewer";
         };
         CreateWebhookEndpointRequest: {
             url: string;
@@ -1061,6 +1152,15 @@ export interface components {
                 timestamp: string | null;
                 error: string | null;
             }[];
+        };
+        InviteUserRequest: {
+            email: string;
+            display_name: string;
+            /**
+             * @description owner (only an owner can make one; keys cannot), admin, reviewer or viewer
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "reviewer" | "viewer";
         };
         IssuanceResponse: {
             certificate_id: string;
@@ -1429,12 +1529,27 @@ export interface components {
             /** @description cdp_test_…: shown this once */
             key: string;
             org_id: string;
-            scopes: ("payments:write" | "payments:read" | "receipts:read" | "webhooks:manage" | "certificates:write" | "approvals:manage")[];
+            scopes: ("payments:write" | "payments:read" | "receipts:read" | "webhooks:manage" | "certificates:write" | "approvals:manage" | "users:manage" | "keys:manage")[];
             /** @enum {string} */
             mode: "test";
             expires_at: string | null;
             /** @enum {boolean} */
             sandbox: true;
+        };
+        Session: {
+            session_id: string;
+            org_id: string;
+            user_id: string;
+            /** @enum {string} */
+            method: "link" | "password";
+            created_at: string;
+            expires_at: string;
+            revoked_at: string | null;
+            /** @enum {string} */
+            status: "active" | "revoked" | "expired";
+        };
+        SessionList: {
+            sessions: components["schemas"]["Session"][];
         };
         /** @description The signed payload: verify offline against /.well-known/signing-keys.json */
         SignedManifest: {
@@ -1454,6 +1569,13 @@ export interface components {
             status: "active" | "retired" | "revoked";
             retired_at: string | null;
             revoked_at: string | null;
+        };
+        SignInLink: {
+            link_id: string;
+            /** @description the one-time sign-in link (shown this once; also written to the log in place of an email) */
+            url: string;
+            expires_at: string;
+            user: components["schemas"]["User"];
         };
         TimelineEntry: {
             event_id: string;
@@ -1587,6 +1709,22 @@ export interface components {
             event_types?: ("authorization.requested" | "authorization.approved" | "authorization.escalated" | "authorization.human_approved" | "authorization.rejected" | "execution.initiated" | "execution.succeeded" | "execution.failed" | "receipt.issued")[];
             description?: string | null;
             enabled?: boolean;
+        };
+        User: {
+            user_id: string;
+            org_id: string;
+            email: string;
+            display_name: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "reviewer" | "viewer";
+            has_password: boolean;
+            /** @description user:<id>, api_key:<id> or operator */
+            invited_by: string;
+            created_at: string;
+            updated_at: string;
+        };
+        UserList: {
+            users: components["schemas"]["User"][];
         };
         VerificationReport: {
             verified: boolean;
@@ -3530,6 +3668,227 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReceiptVerification"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    inviteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InviteUserRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInLink"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    changeUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeUserRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createSignInLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInLink"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                user_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
                 };
             };
             /** @description An error */

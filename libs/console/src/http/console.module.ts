@@ -1,0 +1,62 @@
+import { DynamicModule, Module, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import type { FastifyInstance } from 'fastify';
+import { TransactionQueries } from '@app/commerce';
+import { Clock, systemClock } from '@app/core';
+import { EventStore, SqlDatabase } from '@app/event-store';
+import { ChangeUserRoleHandler } from '../change-user-role/change-user-role.handler';
+import { InviteUserHandler } from '../invite-user/invite-user.handler';
+import { IssueSignInLinkHandler } from '../issue-sign-in-link/issue-sign-in-link.handler';
+import { ConsoleAuth } from '../people/console-auth';
+import { CONSOLE_CLOCK } from '../people/console-clock';
+import { ConsoleQueries } from '../people/console-queries';
+import { ConsoleReadModel } from '../people/console-read-model.repository';
+import { SessionRepository, SignInLinkRepository, UserRepository } from '../people/console.repositories';
+import { RedeemSignInLinkHandler } from '../redeem-sign-in-link/redeem-sign-in-link.handler';
+import { RevokeSessionHandler } from '../revoke-session/revoke-session.handler';
+import { SetPasswordHandler } from '../set-password/set-password.handler';
+import { SignInWithPasswordHandler } from '../sign-in-with-password/sign-in-with-password.handler';
+import { ConsoleController } from './console.controller';
+import { ConsoleReads } from './console-reads';
+import { FirstOwner } from './first-owner';
+import { registerConsoleFormParser } from './form-parser';
+import { PeopleController } from './people.controllers';
+import { SignInController } from './sign-in.controller';
+
+/** The console at /console (server-rendered pages) and the people API (/api/users, /api/sessions). */
+@Module({})
+export class ConsoleModule implements OnModuleInit {
+  constructor(private readonly http: HttpAdapterHost) {}
+
+  static forRoot(): DynamicModule {
+    return {
+      module: ConsoleModule,
+      imports: [CqrsModule],
+      controllers: [SignInController, ConsoleController, PeopleController],
+      providers: [
+        { provide: ConsoleQueries, useFactory: (db: SqlDatabase) => new ConsoleReadModel(db), inject: [SqlDatabase] },
+        { provide: UserRepository, useFactory: (store: EventStore) => new UserRepository(store), inject: [EventStore] },
+        { provide: SessionRepository, useFactory: (store: EventStore) => new SessionRepository(store), inject: [EventStore] },
+        { provide: SignInLinkRepository, useFactory: (store: EventStore) => new SignInLinkRepository(store), inject: [EventStore] },
+        { provide: CONSOLE_CLOCK, useValue: systemClock },
+        { provide: ConsoleAuth, useFactory: (reads: ConsoleQueries, clock: Clock) => new ConsoleAuth(reads, clock), inject: [ConsoleQueries, CONSOLE_CLOCK] },
+        // The commerce module's own queries (the API's), looked up once it exists.
+        { provide: ConsoleReads, useFactory: (ref: ModuleRef) => new ConsoleReads(() => ref.get(TransactionQueries, { strict: false })), inject: [ModuleRef] },
+        IssueSignInLinkHandler,
+        InviteUserHandler,
+        ChangeUserRoleHandler,
+        SetPasswordHandler,
+        RedeemSignInLinkHandler,
+        SignInWithPasswordHandler,
+        RevokeSessionHandler,
+        FirstOwner,
+      ],
+      exports: [ConsoleQueries],
+    };
+  }
+
+  onModuleInit(): void {
+    registerConsoleFormParser(this.http.httpAdapter.getInstance<FastifyInstance>());
+  }
+}

@@ -1,0 +1,16 @@
+export * from './domain/roles';
+export * from './domain/user.aggregate';
+export * from './domain/session.aggregate';
+export { hashPassword, passwordMatches, csrfTokenFor, hashToken } from './domain/secrets';
+export * from './people/console.migrations';
+export { consoleProjection } from './people/console.events';
+export { ConsoleQueries, userView, sessionView } from './people/console-queries';
+export type { UserRow, SessionRow, UserView, SessionView } from './people/console-queries';
+export { ConsoleModule } from './http/console.module';
+export { DEMO_OWNER_EMAIL } from './http/first-owner';
+export { InviteUserCommand } from './invite-user/invite-user.command';
+export { IssueSignInLinkCommand, signInUrl } from './issue-sign-in-link/issue-sign-in-link.command';
+export type { IssuedSignInLink } from './issue-sign-in-link/issue-sign-in-link.command';
+export { ChangeUserRoleCommand } from './change-user-role/change-user-role.command';
+export { RevokeSessionCommand } from './revoke-session/revoke-session.command';
+export { SetPasswordCommand } from './set-password/set-password.command';

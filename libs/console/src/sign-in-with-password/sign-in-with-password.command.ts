@@ -1,0 +1,7 @@
+/** Sign in with an email address and a password. */
+export class SignInWithPasswordCommand {
+  constructor(
+    readonly email: string,
+    readonly password: string,
+  ) {}
+}
