@@ -6,6 +6,7 @@ import { fastify, FastifyReply } from 'fastify';
 import { AppConfig } from '@app/core';
 import { completeOpenApiDocument, createLogger, ErrorEnvelopeFilter, errorEnvelope, Logger, PinoNestLogger, requestIdFor } from '@app/http';
 import { ISSUANCE_BODY_LIMIT_BYTES } from '@app/notary';
+import { answerScrape, Metrics, metricsExposure, UNMATCHED_ROUTE } from '@app/metrics';
 import { Lifecycle } from '@app/platform';
 import type { SettlementProvider } from '@app/settlement';
 import { AppModule } from './app.module';
@@ -64,6 +65,22 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   server.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
+  // Metrics (README, "Metrics"): every response timed by route template, when they are served at all.
+  const exposure = metricsExposure(config);
+  if (exposure.mode !== 'off') {
+    const metrics = app.get(Metrics);
+    server.addHook('onResponse', (req, reply, done) => {
+      metrics.httpRequest(req.routeOptions.url ?? UNMATCHED_ROUTE, req.method, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
+  if (exposure.mode === 'main_port') {
+    const metrics = app.get(Metrics);
+    server.get('/metrics', async (req, reply) => {
+      const answer = await answerScrape(metrics, req.headers.authorization, exposure.token);
+      return reply.status(answer.status).headers(answer.headers).send(answer.body);
+    });
+  }
   // Shutdown: Node closes idle keep-alive sockets once, when close() starts; a request still in
   // flight then would leave its socket open until the keep-alive timeout. So while closing,
   // every response asks the client to close the connection.

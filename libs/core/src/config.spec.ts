@@ -74,8 +74,19 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'verbose'],
     ['WORKERS', 'yes'],
     ['BODY_LIMIT_BYTES', '10'],
+    ['METRICS_PORT', '70000'],
+    ['METRICS_PORT', 'metrics'],
+    ['METRICS_TOKEN', 'short'],
+    ['METRICS_TOKEN', 'has a space in it somewhere'],
   ])('rejects %s=%s, naming the variable', (variable, value) => {
     expect(variablesOf(() => loadConfig({ [variable]: value }))).toEqual([variable]);
+  });
+
+  it('leaves metrics unserved by default, and reads METRICS_PORT and METRICS_TOKEN', () => {
+    const none = loadConfig({});
+    expect([none.METRICS_PORT, none.METRICS_TOKEN]).toEqual([undefined, undefined]);
+    const set = loadConfig({ METRICS_PORT: '9464', METRICS_TOKEN: 'abcdefghijklmnop' });
+    expect([set.METRICS_PORT, set.METRICS_TOKEN]).toEqual([9464, 'abcdefghijklmnop']);
   });
 
   it('names every bad variable at once', () => {

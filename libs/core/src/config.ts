@@ -71,6 +71,13 @@ const envSchema = z.object({
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   /** Behind a reverse proxy: take the client IP from X-Forwarded-For (per-IP limits need it). */
   TRUST_PROXY: bool('TRUST_PROXY', false),
+  /** Serve `GET /metrics` on a listener of its own (api and worker); 0 picks a free port. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Bearer token a scrape of `GET /metrics` must carry; alone, it serves metrics on the api's PORT. */
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,256}$/, { error: 'must be 16..256 printable characters without spaces' })
+    .optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -1,7 +1,8 @@
 import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { APP_CONFIG, AppConfig, createRedis, KEY_ENCRYPTION_KEY, LOGGER, Redis, REDIS, resolveKeyEncryptionKey } from '@app/core';
-import { EventStoreModule, InlineProjection, Migration } from '@app/event-store';
+import { EventStoreModule, InlineProjection, Migration, ProjectionHost, SqlDatabase } from '@app/event-store';
 import type { Logger } from '@app/http';
+import { Metrics, MetricsModule } from '@app/metrics';
 import { Lifecycle } from './lifecycle';
 import { ReadinessService } from './readiness';
 
@@ -21,15 +22,20 @@ export interface PlatformOptions {
  * (postgres or embedded, picked from config here and nowhere else), Redis when configured,
  * and the key-encryption key.
  */
+const METRICS_PROBES = Symbol('METRICS_PROBES');
+
 @Global()
 @Module({})
 export class PlatformModule implements OnApplicationShutdown {
   constructor(@Optional() @Inject(REDIS) private readonly redis: Redis | null) {}
 
   static forRoot({ config, logger, migrations, projections, runWorkers }: PlatformOptions): DynamicModule {
+    // One registry per application (tests start several in one process).
+    const metrics = new Metrics();
     return {
       module: PlatformModule,
       imports: [
+        MetricsModule.forRoot(metrics),
         EventStoreModule.forRoot({
           databaseUrl: config.DATABASE_URL,
           dataDir: config.DATA_DIR,
@@ -37,6 +43,7 @@ export class PlatformModule implements OnApplicationShutdown {
           projections,
           // WORKERS=off: this process serves HTTP only; `start:worker` processes run projections.
           runProjections: runWorkers ?? config.WORKERS === 'on',
+          onAppend: (method, seconds) => metrics.eventStoreAppend(method, seconds),
         }),
       ],
       providers: [
@@ -55,6 +62,16 @@ export class PlatformModule implements OnApplicationShutdown {
         },
         Lifecycle,
         ReadinessService,
+        {
+          // What the store knows, read when scraped: the pool, and how far checkpointed readers lag.
+          provide: METRICS_PROBES,
+          useFactory: (db: SqlDatabase, host: ProjectionHost) => {
+            metrics.setPoolProbe(() => db.poolStats());
+            metrics.addProjectionLagProbe(() => host.lag());
+            return true;
+          },
+          inject: [SqlDatabase, ProjectionHost],
+        },
       ],
       exports: [APP_CONFIG, LOGGER, KEY_ENCRYPTION_KEY, REDIS, Lifecycle, ReadinessService],
     };

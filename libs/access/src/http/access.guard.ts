@@ -1,9 +1,10 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig, AppError, LOGGER } from '@app/core';
 import type { Logger } from '@app/http';
+import { Metrics } from '@app/metrics';
 import { parseAuthorization } from '../domain/api-key';
 import { didIdentityKey, parseAgentDid } from '../domain/agent-did';
 import { BucketName, BucketPolicy, BucketRule, BUCKETS, ruleFor } from '../domain/lanes';
@@ -40,6 +41,7 @@ export class AccessGuard implements CanActivate {
     private readonly rotation: DidRotationTracker,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -60,18 +62,18 @@ export class AccessGuard implements CanActivate {
     const counts: Consumed[] = [];
     const perKey: BucketRule = { limit: this.config.RATE_LIMIT_KEY_PER_MINUTE, windowSeconds: 60 };
     if (access.principal && (scopes || bucket)) {
-      const c = await this.count('key_window', access.principal.keyId, perKey, 'open');
+      const c = await this.count('key_window', access.principal.keyId, perKey, 'open', access.lane);
       if (c) counts.push(c);
     }
     if (bucket) {
       const policy: BucketPolicy = BUCKETS[bucket];
       const rule = ruleFor(bucket, access.lane, perKey);
       if (rule && (policy.perIp || !(access.principal && !policy.authenticated))) {
-        const c = await this.count(bucket, policy.perIp ? ipIdentityKey(access.ip) : access.identityKey, rule, policy.onStoreDown);
+        const c = await this.count(bucket, policy.perIp ? ipIdentityKey(access.ip) : access.identityKey, rule, policy.onStoreDown, access.lane);
         if (c) counts.push(c);
       }
       if (policy.global) {
-        const c = await this.count(`${bucket}:global`, 'global', policy.global, policy.onStoreDown);
+        const c = await this.count(`${bucket}:global`, 'global', policy.global, policy.onStoreDown, access.lane);
         if (c) counts.push(c);
       }
     }
@@ -98,10 +100,12 @@ export class AccessGuard implements CanActivate {
     return rules;
   }
 
-  /** Counts one request; null when the store is down and the surface fails open. */
-  private async count(bucket: string, key: string, rule: BucketRule, onStoreDown: 'open' | 'closed'): Promise<Consumed | null> {
+  /** Counts one request (a refusal in the metrics too); null when the store is down and the surface fails open. */
+  private async count(bucket: string, key: string, rule: BucketRule, onStoreDown: 'open' | 'closed', lane: AccessContext['lane']): Promise<Consumed | null> {
     try {
-      return await this.limits.consume(bucket, key, rule);
+      const consumed = await this.limits.consume(bucket, key, rule);
+      if (!consumed.allowed) this.metrics?.rateLimitRejected(lane, bucket);
+      return consumed;
     } catch (err) {
       if (!(err instanceof RateLimitStoreUnavailable)) throw err;
       this.logger.warn({ bucket, err: err.message, fail: onStoreDown }, 'rate-limit store unavailable');

@@ -1,9 +1,10 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Optional, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccessContext, Authenticated, Caller } from '@app/access';
 import { ApiJsonBody, ApiJsonResponse } from '@app/http';
 import { Idempotent } from '@app/idempotency';
+import { Metrics } from '@app/metrics';
 import { parseAuthorizationRequest } from '../domain/authorization-request';
 import { actorOf, idempotencyHeader } from '../http/commerce-http';
 import { AuthorizePaymentCommand } from './authorize-payment.command';
@@ -12,7 +13,10 @@ import { AuthorizePaymentCommand } from './authorize-payment.command';
 @ApiBearerAuth()
 @Controller('api/cdp')
 export class AuthorizePaymentController {
-  constructor(private readonly commands: CommandBus) {}
+  constructor(
+    private readonly commands: CommandBus,
+    @Optional() private readonly metrics?: Metrics,
+  ) {}
 
   @Post('authorize')
   @Idempotent()
@@ -25,6 +29,9 @@ export class AuthorizePaymentController {
   async authorize(@Caller() caller: AccessContext, @Body() body: unknown) {
     const request = parseAuthorizationRequest(body ?? undefined);
     const p = caller.principal!;
-    return this.commands.execute(new AuthorizePaymentCommand(p.orgId, actorOf(caller), p.mode, request));
+    const started = performance.now();
+    const decision = await this.commands.execute(new AuthorizePaymentCommand(p.orgId, actorOf(caller), p.mode, request));
+    this.metrics?.authorizationDecided(decision.decision, decision.reason_code, (performance.now() - started) / 1000);
+    return decision;
   }
 }

@@ -34,6 +34,10 @@ export class PgDatabase extends SqlDatabase {
     return res.rows as T[];
   }
 
+  override poolStats() {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
   async exec(sql: string): Promise<void> {
     await this.pool.query(sql);
   }

@@ -1,7 +1,11 @@
 import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown, Optional } from '@nestjs/common';
 import { SqlDatabase } from '../sql/sql-database';
 import { SqlEventStore } from '../sql/sql-event-store';
+import { BOUNDARY_SQL } from '../sql/append-sql';
 import { Projection, ProjectionRunner } from './projection-runner';
+
+/** The most events `lag()` counts behind one checkpoint. */
+export const LAG_CAP = 1_000_000;
 
 /** Capability libs provide their read-model projections under this token (a multi-provider array). */
 export const PROJECTIONS = Symbol('PROJECTIONS');
@@ -37,6 +41,24 @@ export class ProjectionHost implements OnApplicationBootstrap, BeforeApplication
 
   private all(): Projection[] {
     return [...(this.projections ?? []), ...this.registered];
+  }
+
+  /**
+   * How many events of `$all` each checkpointed reader (these projections, and any other keeping
+   * a row in projection_checkpoints, such as the webhook fan-out) has still to read, whatever
+   * their type: the shared table's view, the same from every process, counted up to LAG_CAP so a
+   * scrape stays cheap. Inline projections commit with their append and never lag.
+   */
+  async lag(): Promise<{ name: string; behind: number }[]> {
+    const rows = await this.db.query<{ name: string; behind: string | number }>(
+      `SELECT c.name, (SELECT count(*) FROM (SELECT 1 FROM events e WHERE e.global_position >= c.position AND e.global_position < b.boundary LIMIT ${LAG_CAP}) x) AS behind
+         FROM (SELECT name, position FROM projection_checkpoints UNION ALL SELECT n, 0 FROM unnest($1::text[]) AS n WHERE n NOT IN (SELECT name FROM projection_checkpoints)) c,
+              (SELECT ${BOUNDARY_SQL} AS boundary) b
+        ORDER BY c.name`,
+      // A projection that has not run yet has read nothing.
+      [this.names],
+    );
+    return rows.map((r) => ({ name: r.name, behind: Number(r.behind) }));
   }
 
   /** Runs every projection until it has caught up with what is visible now (tests, CLI). */

@@ -23,6 +23,10 @@ export abstract class SqlDatabase implements SqlExecutor {
   abstract listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   abstract notify(channel: string): Promise<void>;
   abstract close(): Promise<void>;
+  /** The connection pool now (metrics); null where there is none (the embedded database). */
+  poolStats(): { total: number; idle: number; waiting: number } | null {
+    return null;
+  }
 }
 
 /** SQLSTATE of a driver error (pg and PGlite both expose `code`). */

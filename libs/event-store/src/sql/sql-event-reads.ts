@@ -16,6 +16,8 @@ export interface SqlEventStoreOptions {
   /** How often live subscriptions poll when no wake-up arrives (other processes, held transactions). */
   pollIntervalMs?: number;
   now?: () => Date;
+  /** Told how long each `append` / `appendMany` took (metrics); called whether it succeeded or not. */
+  onAppend?: (method: 'append' | 'append_many', seconds: number) => void;
 }
 
 /**

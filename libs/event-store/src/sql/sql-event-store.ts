@@ -50,10 +50,12 @@ export class SqlEventStore extends SqlEventReads {
   /** The highest position this instance has appended (committed or not): catch-up targets. */
   lastAppendedPosition = -1;
   private readonly now: () => Date;
+  private readonly onAppend: SqlEventStoreOptions['onAppend'];
 
   constructor(db: SqlDatabase, options: SqlEventStoreOptions = {}) {
     super(db, options);
     this.now = options.now ?? (() => new Date());
+    this.onAppend = options.onAppend;
   }
 
   registerProjection(projection: InlineProjection): void {
@@ -61,9 +63,14 @@ export class SqlEventStore extends SqlEventReads {
   }
 
   async appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]> {
-    const outcomes = await this.appendManyIn(this.db, appends);
-    if (outcomes.some((o) => o.status === 'appended')) this.announce();
-    return outcomes;
+    const started = this.onAppend ? performance.now() : 0;
+    try {
+      const outcomes = await this.appendManyIn(this.db, appends);
+      if (outcomes.some((o) => o.status === 'appended')) this.announce();
+      return outcomes;
+    } finally {
+      this.onAppend?.('append_many', (performance.now() - started) / 1000);
+    }
   }
 
   /** Re-applies a projection to every stored event it reads, from an empty table, in one transaction. */
@@ -84,6 +91,16 @@ export class SqlEventStore extends SqlEventReads {
   }
 
   async append(stream: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision; followUp?: AppendFollowUp } = {}): Promise<AppendResult> {
+    if (!this.onAppend) return this.appendOnce(stream, events, options);
+    const started = performance.now();
+    try {
+      return await this.appendOnce(stream, events, options);
+    } finally {
+      this.onAppend('append', (performance.now() - started) / 1000);
+    }
+  }
+
+  private async appendOnce(stream: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision; followUp?: AppendFollowUp }): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     // Ids are fixed before the first attempt so a retry appends the very same events.
     const withIds = Array.isArray(events) ? events.map((e) => ({ ...e, event_id: e?.event_id ?? randomUUID() })) : events;

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { lastValueFrom, Observable, of } from 'rxjs';
 import type { AccessContext } from '@app/access';
 import { AppError, KEY_ENCRYPTION_KEY } from '@app/core';
+import { Metrics, UNMATCHED_ROUTE } from '@app/metrics';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, parseIdempotencyKey } from '../idempotency-key';
 import { IdempotencyService } from '../idempotency.service';
 import { openResponse, SealedResponse, sealResponse } from '../sealed-response';
@@ -24,6 +25,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
     private readonly idempotency: IdempotencyService,
     @Optional() @Inject(KEY_ENCRYPTION_KEY) private readonly kek?: Buffer,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   async intercept(ctx: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -39,19 +41,34 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const owner = scopeOwner(req.access);
     const kek = options.sealResponse ? this.sealingKey() : undefined;
     let fresh: unknown;
-    const result = await this.idempotency.run(
-      { orgId: owner, key, method: req.method, path: req.url, body: req.body, query: req.query as Record<string, unknown> | undefined },
-      // Nest sets the route's status before the handler runs; a handler may change it.
-      async () => {
-        fresh = await lastValueFrom(next.handle(), { defaultValue: undefined });
-        return { status: reply.statusCode, body: kek ? sealResponse(kek, owner, key, fresh) : fresh };
-      },
-    );
+    const result = await this.idempotency
+      .run(
+        { orgId: owner, key, method: req.method, path: req.url, body: req.body, query: req.query as Record<string, unknown> | undefined },
+        // Nest sets the route's status before the handler runs; a handler may change it.
+        async () => {
+          fresh = await lastValueFrom(next.handle(), { defaultValue: undefined });
+          return { status: reply.statusCode, body: kek ? sealResponse(kek, owner, key, fresh) : fresh };
+        },
+      )
+      .catch((err: unknown) => {
+        this.count(req, err);
+        throw err;
+      });
     if (!result.replayed) return of(fresh);
+    this.metrics?.idempotencyReplayed(req.routeOptions.url ?? UNMATCHED_ROUTE);
     reply.status(result.status);
     for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
     reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
     return of(kek ? openResponse(kek, owner, key, result.body as SealedResponse) : result.body);
+  }
+
+  /** A replayed refusal, a reused key or a request still in progress, in the metrics. */
+  private count(req: AccessRequest, err: unknown): void {
+    if (!this.metrics || !(err instanceof AppError)) return;
+    const route = req.routeOptions.url ?? UNMATCHED_ROUTE;
+    if (err.headers?.[IDEMPOTENT_REPLAYED_HEADER] === 'true') this.metrics.idempotencyReplayed(route);
+    else if (err.code === 'idempotency_key_reused') this.metrics.idempotencyConflict(route, 'key_reused');
+    else if (err.code === 'idempotency_request_in_progress') this.metrics.idempotencyConflict(route, 'in_progress');
   }
 
   private sealingKey(): Buffer {

@@ -2,6 +2,7 @@ import { Inject, Optional } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Batcher, Clock, LOGGER } from '@app/core';
 import type { Logger } from '@app/http';
+import { Metrics } from '@app/metrics';
 import { abandonDelivery, DeliveryState, recordAttempt, SentAttempt } from '../domain/delivery.aggregate';
 import type { DeliveryAbandoned } from '../domain/delivery.events';
 import type { EndpointDisabled } from '../domain/endpoint.events';
@@ -52,6 +53,7 @@ export class DeliverWebhookHandler implements ICommandHandler<DeliverWebhookComm
     @Inject(DELIVERY_OPTIONS) private readonly options: DeliveryOptions,
     @Inject(WEBHOOKS_CLOCK) private readonly clock: Clock,
     @Optional() @Inject(LOGGER) private readonly logger?: Logger,
+    @Optional() private readonly metrics?: Metrics,
   ) {
     this.loader = new Batcher(
       async (ids) => {
@@ -70,12 +72,16 @@ export class DeliverWebhookHandler implements ICommandHandler<DeliverWebhookComm
     if (due.getTime() > this.clock.now().getTime() + 20) return { next: 'later', at: due };
 
     const endpoint = await this.target(d);
-    if (!endpoint) return { next: 'none' };
+    if (!endpoint) {
+      this.metrics?.webhookDelivery('abandoned', d.series_attempts + 1);
+      return { next: 'none' };
+    }
 
     const sentAt = this.clock.now();
     const headers = signWebhook(d.event_id, Math.floor(sentAt.getTime() / 1000), d.body, secretsAt(endpoint, sentAt), this.signer);
     const result: SentAttempt = await this.sender.send(endpoint.url, d.body, { ...headers });
     const decision = decide(result, d.series_attempts + 1, this.options.retryScheduleMs, this.clock.now());
+    this.metrics?.webhookDelivery(decision.outcome, d.series_attempts + 1, decision.outcome === 'delivered' ? (Date.now() - new Date(row.event_recorded_at).getTime()) / 1000 : undefined);
     if (decision.outcome === 'delivered' && (await this.deliveries.saveDelivered(d, recordAttempt(d, d, series, result, decision)))) return { next: 'none' };
     const current = await this.record(d, series, result, decision);
     return current && decision.outcome === 'retry' ? { next: 'later', at: decision.nextAttemptAt } : { next: 'none' };

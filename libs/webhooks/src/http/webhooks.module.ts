@@ -4,6 +4,7 @@ import { AppConfig, KEY_ENCRYPTION_KEY, LOGGER, systemClock } from '@app/core';
 import { EventStore, SqlDatabase } from '@app/event-store';
 import { IdempotencyModule } from '@app/idempotency';
 import type { Logger } from '@app/http';
+import { Metrics } from '@app/metrics';
 import { SigningKeysModule } from '@app/notary';
 import { CreateEndpointController } from '../create-endpoint/create-endpoint.controller';
 import { CreateEndpointHandler } from '../create-endpoint/create-endpoint.handler';
@@ -11,6 +12,7 @@ import { DeleteEndpointController } from '../delete-endpoint/delete-endpoint.con
 import { DeleteEndpointHandler } from '../delete-endpoint/delete-endpoint.handler';
 import { DeliverWebhookHandler } from '../deliver-webhook/deliver-webhook.handler';
 import { DELIVERY_OPTIONS, ServiceWebhookSigner, WebhookSender } from '../deliver-webhook/deliver-webhook.ports';
+import { DeliveryBacklog } from '../delivery/delivery-backlog.repository';
 import { DeliveryRepository } from '../delivery/delivery.repository';
 import { DeliveryRows, SqlDeliveryRows } from '../delivery/delivery-rows.repository';
 import { EndpointCache } from '../endpoints/endpoint-cache';
@@ -143,6 +145,16 @@ export class WebhooksModule implements OnApplicationBootstrap, BeforeApplication
           useFactory: (store: EventStore, db: SqlDatabase, commands: CommandBus, logger?: Logger) =>
             new FanOutRunner(store, new FanOutCheckpoint(db), (events) => commands.execute(new ScheduleDeliveriesCommand(events)), logger),
           inject: [EventStore, SqlDatabase, CommandBus, { token: LOGGER, optional: true }],
+        },
+        {
+          // The backlog gauges of /metrics, read when scraped.
+          provide: DeliveryBacklog,
+          useFactory: (db: SqlDatabase, metrics?: Metrics) => {
+            const backlog = new DeliveryBacklog(db);
+            metrics?.setWebhookBacklogProbe(() => backlog.read());
+            return backlog;
+          },
+          inject: [SqlDatabase, { token: Metrics, optional: true }],
         },
         ...HANDLERS,
         WebhookWorker,
