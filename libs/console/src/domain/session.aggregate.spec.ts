@@ -1,0 +1,53 @@
+import { csrfTokenFor, hashPassword, hashToken, newLinkToken, newSessionToken, passwordMatches, sameSecret } from './secrets';
+import { foldSession, foldSignInLink, issueSignInLink, redeemSignInLink, revokeSession, SESSION_REVOKED, startSession } from './session.aggregate';
+
+const now = new Date('2026-11-25T12:00:00Z');
+
+describe('sessions and sign-in links', () => {
+  it('a session expires after its time and ends once', () => {
+    const started = startSession({ sessionId: 'ses_1', orgId: 'org_a', userId: 'usr_1', tokenHash: 'h', method: 'link' }, now, 3600_000);
+    expect(started[0].data).toMatchObject({ token_hash: 'h', expires_at: '2026-11-25T13:00:00.000Z' });
+    const s = foldSession(started)!;
+    const revoked = revokeSession(s, 'signed_out', 'user:usr_1');
+    expect(revoked).toEqual([{ type: SESSION_REVOKED, data: { session_id: 'ses_1', org_id: 'org_a', user_id: 'usr_1', reason: 'signed_out', revoked_by: 'user:usr_1' } }]);
+    expect(revokeSession(foldSession([...started, ...revoked])!, 'revoked', 'x')).toEqual([]);
+  });
+
+  it('a link works once and in time; a used, expired or missing one is refused alike', () => {
+    const issued = issueSignInLink({ linkId: 'lnk_1', orgId: 'org_a', userId: 'usr_1', tokenHash: 'h', issuedBy: 'operator' }, now, 60_000);
+    const link = foldSignInLink(issued)!;
+    const redeemed = redeemSignInLink(link, 'ses_1', new Date(now.getTime() + 59_000));
+    expect(redeemed[0].data).toEqual({ link_id: 'lnk_1', org_id: 'org_a', user_id: 'usr_1', session_id: 'ses_1' });
+    const used = foldSignInLink([...issued, ...redeemed]);
+    for (const [state, at] of [[used, now], [link, new Date(now.getTime() + 60_000)], [null, now]] as const) {
+      expect(() => redeemSignInLink(state, 'ses_2', at)).toThrow(expect.objectContaining({ code: 'sign_in_failed' }));
+    }
+  });
+});
+
+describe('console secrets', () => {
+  it('tokens are 256 random bits with a prefix; only their SHA-256 is kept', () => {
+    expect(newSessionToken()).toMatch(/^sgs_[0-9a-f]{64}$/);
+    expect(newLinkToken()).toMatch(/^sgl_[0-9a-f]{64}$/);
+    expect(newSessionToken()).not.toBe(newSessionToken());
+    expect(hashToken('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  it('the CSRF token is bound to the session', () => {
+    const a = newSessionToken();
+    expect(csrfTokenFor(a)).toBe(csrfTokenFor(a));
+    expect(csrfTokenFor(a)).not.toBe(csrfTokenFor(newSessionToken()));
+    expect(sameSecret(csrfTokenFor(a), csrfTokenFor(a))).toBe(true);
+    expect(sameSecret('short', csrfTokenFor(a))).toBe(false);
+  });
+
+  it('passwords: scrypt with a salt, checked in constant time; no stored hash matches nothing', () => {
+    const stored = hashPassword('correct horse battery staple');
+    expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
+    expect(hashPassword('correct horse battery staple')).not.toBe(stored);
+    expect(passwordMatches('correct horse battery staple', stored)).toBe(true);
+    expect(passwordMatches('correct horse battery stapl', stored)).toBe(false);
+    expect(passwordMatches('anything', null)).toBe(false);
+    expect(passwordMatches('x', 'md5$abc')).toBe(false);
+  });
+});

@@ -1,0 +1,52 @@
+import { changeRole, foldUser, inviteUser, normalizeEmail, setPassword, USER_INVITED, USER_ROLE_CHANGED, UserActor } from './user.aggregate';
+import { ROLE_SCOPES, scopesOf } from './roles';
+
+const owner: UserActor = { kind: 'user', userId: 'usr_owner', role: 'owner' };
+const admin: UserActor = { kind: 'user', userId: 'usr_admin', role: 'admin' };
+const key: UserActor = { kind: 'api_key', keyId: 'key_0123456789abcdef' };
+const input = { userId: 'usr_1', orgId: 'org_a', email: '  Ada@Example.COM ', displayName: ' Ada ', role: 'reviewer' };
+const invited = (role = 'reviewer') => foldUser(inviteUser(null, { ...input, role }, { kind: 'operator' }))!;
+
+describe('User aggregate', () => {
+  it('invites with the address normalized and the name trimmed, naming who invited', () => {
+    expect(inviteUser(null, input, key)).toEqual([
+      { type: USER_INVITED, data: { user_id: 'usr_1', org_id: 'org_a', email: 'ada@example.com', display_name: 'Ada', role: 'reviewer', invited_by: 'api_key:key_0123456789abcdef' } },
+    ]);
+  });
+
+  it('refuses a taken address, bad fields, and owners made by anyone but an owner or the operator', () => {
+    expect(() => inviteUser(invited(), input, owner)).toThrow(expect.objectContaining({ code: 'email_taken' }));
+    expect(() => inviteUser(null, { ...input, email: 'nope' }, owner)).toThrow(expect.objectContaining({ code: 'validation_failed' }));
+    expect(() => inviteUser(null, { ...input, displayName: '   ' }, owner)).toThrow(expect.objectContaining({ code: 'validation_failed' }));
+    expect(() => inviteUser(null, { ...input, displayName: 'a\u0007b' }, owner)).toThrow(expect.objectContaining({ code: 'validation_failed' }));
+    expect(() => inviteUser(null, { ...input, role: 'root' }, owner)).toThrow(expect.objectContaining({ code: 'validation_failed' }));
+    expect(() => inviteUser(null, { ...input, role: 'owner' }, admin)).toThrow(expect.objectContaining({ code: 'owner_role_required' }));
+    expect(() => inviteUser(null, { ...input, role: 'owner' }, key)).toThrow(expect.objectContaining({ code: 'owner_role_required' }));
+    expect(inviteUser(null, { ...input, role: 'owner' }, owner)).toHaveLength(1);
+  });
+
+  it('changes roles: not one\u2019s own, owners only by owners, the same role is no event', () => {
+    const user = invited();
+    expect(changeRole(user, 'viewer', admin)).toEqual([{ type: USER_ROLE_CHANGED, data: { user_id: 'usr_1', org_id: 'org_a', role: 'viewer', previous_role: 'reviewer', changed_by: 'user:usr_admin' } }]);
+    expect(changeRole(user, 'reviewer', admin)).toEqual([]);
+    expect(() => changeRole(user, 'owner', admin)).toThrow(expect.objectContaining({ code: 'owner_role_required' }));
+    expect(() => changeRole(invited('owner'), 'viewer', key)).toThrow(expect.objectContaining({ code: 'owner_role_required' }));
+    expect(() => changeRole(invited('owner'), 'viewer', { kind: 'user', userId: 'usr_1', role: 'owner' })).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    expect(changeRole(invited('owner'), 'admin', owner)).toHaveLength(1);
+    expect(() => changeRole(user, 'god', owner)).toThrow(expect.objectContaining({ code: 'validation_failed' }));
+  });
+
+  it('folds its history; a password enters as its hash only', () => {
+    const user = invited();
+    const events = [...inviteUser(null, input, owner), ...changeRole(user, 'admin', owner), ...setPassword(user, 'scrypt$…')];
+    expect(foldUser(events)).toMatchObject({ role: 'admin', revision: 2, email: 'ada@example.com' });
+    expect(normalizeEmail(' X@Y.Z ')).toBe('x@y.z');
+  });
+
+  it('maps roles onto the API\u2019s scopes', () => {
+    expect(scopesOf('viewer')).toEqual(['payments:read', 'receipts:read']);
+    expect(scopesOf('reviewer')).toEqual(['payments:read', 'receipts:read', 'approvals:manage']);
+    expect(ROLE_SCOPES.admin).toEqual(expect.arrayContaining(['users:manage', 'keys:manage', 'approvals:manage']));
+    expect(ROLE_SCOPES.owner).toEqual(ROLE_SCOPES.admin);
+  });
+});
