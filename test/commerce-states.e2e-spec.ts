@@ -41,9 +41,11 @@ describe('every lifecycle state is observable (e2e)', () => {
       ).json() as { transaction_id: string; authorization_id: string; decision: string; status: string };
     const observed = new Map<string, string>();
     const see = (status: string, where: string) => observed.has(status) || observed.set(status, where);
+    // The signing keys: a terminal timeline ends with a signed anchor, checked against them.
+    const withKeys = { keys: (await t.app.inject({ method: 'GET', url: '/.well-known/signing-keys.json' })).json() };
     const timeline = async (txn: string) => {
       const doc = (await call('GET', `/api/cdp/transactions/${txn}/events`, key)).json();
-      expect(verifyTimeline(doc)).toMatchObject({ valid: true });
+      expect(verifyTimeline(doc, withKeys)).toMatchObject({ valid: true });
       const entries = doc.events as Entry[];
       for (const e of entries) for (const s of [e.status, ...(e.entered ?? [])]) if (typeof s === 'string') see(s, `timeline ${e.event_type}`);
       return entries;
