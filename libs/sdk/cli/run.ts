@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { canonicalJson, hashContent, SigilClient, SigilError, verifyCertificate, verifyReceipt, verifyTimeline } from '../src';
+import { canonicalJson, hashContent, SigilClient, SigilError, TERMINAL_STATUSES, TIMELINE_ANCHORED, verifyCertificate, verifyReceipt, verifyTimeline } from '../src';
 import { flag, parseArgs, Parsed, UsageError } from './args';
 
 /**
@@ -20,8 +20,9 @@ export const USAGE = `usage: sigil <command> [options]
       every signed human review it carries, or one review (payment_review.v1).
   sigil timeline verify <transaction-id | timeline.json> [--base-url URL --api-key KEY]
                         [--receipt receipt.json] [--keys keys.json]
-      Recomputes a transaction's hash chain; with its receipt, checks the receipt and that it
-      is bound to the chain.
+      Recomputes a transaction's hash chain and checks its end: a terminal timeline must end with
+      its signed anchor (payment_timeline_anchor.v1), checked against the signing keys, so one cut
+      short is invalid. With its receipt, checks the receipt and that it is bound to the chain.
   sigil hash <file>
       Prints sha256:<hex> as the service computes an artifact's hash: JSON canonicalized
       (RFC 8785) first, anything else as its raw bytes.
@@ -143,22 +144,39 @@ async function timelineCommand(argv: string[], io: CliIo): Promise<Outcome> {
   const client = online ? clientFor(p, io, 'a transaction id is looked up on the service') : null;
   if (client && !(flag(p, 'api-key') ?? io.env.SIGIL_API_KEY)) throw new UsageError('reading a transaction needs --api-key (or SIGIL_API_KEY) with payments:read');
   const timeline = client ? await client.getTransactionEvents(target) : await readJson(target, 'timeline');
-  const events = (timeline as { events?: Array<{ event_type?: string }> }).events;
-  // The receipt binds the chain's end: given as a file, or fetched when the transaction has one.
+  const events = (timeline as { events?: Array<{ event_type?: string; status?: unknown }> }).events;
+  // Online, the transaction's status says where its timeline must end (a terminal one cut off with its anchor shows).
+  const expectedStatus = client ? (await client.getTransaction(target)).status : undefined;
+  // The receipt binds the chain to a settled payment: given as a file, or fetched when the transaction has one.
   const receiptFile = flag(p, 'receipt');
   const hasReceipt = Array.isArray(events) && events.some((e) => e?.event_type === 'receipt.issued');
   const receipt = receiptFile ? unwrapReceipt(await readJson(receiptFile, 'receipt')) : client && hasReceipt ? await client.getReceipt(target) : null;
-  const receiptCheck = receipt === null ? null : verifyReceipt(receipt, await keysFrom(p, io, 'checking the receipt needs the signing keys: give --keys keys.json'));
-  const anchor = (receipt as { payload?: { timeline_last_event_hash?: unknown } } | null)?.payload?.timeline_last_event_hash;
-  const chain = verifyTimeline(timeline, { ...(online ? { transactionId: target } : {}), ...(typeof anchor === 'string' ? { includesHash: anchor } : {}) });
+  // A terminal timeline's anchor is signed: its check needs the keys (a file, or the service's).
+  const ends = Array.isArray(events) && events.some((e) => e?.event_type === TIMELINE_ANCHORED || TERMINAL_STATUSES.includes(String(e?.status)));
+  const keys = receipt !== null || ends || flag(p, 'keys') ? await keysFrom(p, io, 'checking the timeline’s anchor needs the signing keys: give --keys keys.json (or --base-url)') : undefined;
+  const receiptCheck = receipt === null ? null : verifyReceipt(receipt, keys);
+  const bound = (receipt as { payload?: { timeline_last_event_hash?: unknown } } | null)?.payload?.timeline_last_event_hash;
+  const chain = verifyTimeline(timeline, {
+    ...(online ? { transactionId: target } : {}),
+    ...(typeof bound === 'string' ? { includesHash: bound } : {}),
+    ...(keys === undefined ? {} : { keys }),
+    ...(expectedStatus === undefined ? {} : { expectedStatus }),
+  });
   const valid = chain.valid && (receiptCheck === null || receiptCheck.valid);
+  const anchor = chain.anchor;
+  const end =
+    anchor?.state === 'anchored'
+      ? `, ended ${anchor.terminal_status} and anchored (key ${anchor.key_id}, ${anchor.key_status})`
+      : anchor?.state === 'open'
+        ? ', open (not in a terminal state yet: its end is anchored once it is)'
+        : '';
   const lines = [
     chain.valid
-      ? `valid: ${chain.stream_id}: ${chain.events} events, hash chain intact${receiptCheck ? ', and the receipt is bound to it' : ''}`
-      : `invalid: ${chain.reason}: ${chain.stream_id ?? 'timeline'}${chain.broken_at_revision !== undefined ? ` at revision ${chain.broken_at_revision}` : ''}${chain.field ? ` (${chain.field})` : ''}`,
+      ? `valid: ${chain.stream_id}: ${chain.events} events, hash chain intact${end}${receiptCheck ? ', and the receipt is bound to it' : ''}`
+      : `invalid: ${chain.reason}: ${chain.stream_id ?? 'timeline'}${chain.broken_at_revision !== undefined ? ` at revision ${chain.broken_at_revision}` : ''}${chain.field ? ` (${chain.field})` : ''}${anchor?.detail ? `: ${anchor.detail}` : ''}`,
+    ...warningsOf(chain.warnings ?? []),
   ];
   if (receiptCheck) lines.push(receiptCheck.valid ? `receipt: valid, signed by key ${receiptCheck.key_id} (${receiptCheck.key_status})` : `receipt: invalid: ${receiptCheck.reason}`);
-  else lines.push('note: no receipt, so nothing anchors the chain’s end (events cut off the end would not show)');
   return { valid, lines, json: { valid, timeline: chain, receipt: receiptCheck } };
 }
 

@@ -11,12 +11,14 @@ export type * from './client/types';
 
 export { verifyCertificate, CERT_SCHEMA_VERSION, MANIFEST_SCHEMA_VERSION } from './verify/certificate';
 export type { Certificate, SignedManifest, CertificateVerification, CertificateFailure, CertificatePayload, VerifyCertificateOptions } from './verify/certificate';
-export { verifyReceipt, RECEIPT_SCHEMA_VERSION, DECISION_SCHEMA_VERSION, REVIEW_SCHEMA_VERSION } from './verify/receipt';
+export { verifyReceipt, RECEIPT_SCHEMA_VERSION, DECISION_SCHEMA_VERSION, REVIEW_SCHEMA_VERSION, TIMELINE_ANCHOR_SCHEMA_VERSION } from './verify/receipt';
 export type { PaymentReceipt, PaymentDecisionRecord, ReceiptVerification, ReceiptFailure } from './verify/receipt';
 export { verifyPredictionProof, verifyInclusion, verifyConsistency, merkleLeafHash } from './verify/merkle';
 export type { PredictionInclusionProof, PredictionProofVerification, PredictionProofFailure, VerifyPredictionProofOptions } from './verify/merkle';
 export { verifyTimeline, timelineEventHash } from './verify/timeline';
 export type { TimelineEvent, TimelineEntry, TimelineVerification, TimelineFailure, VerifyTimelineOptions } from './verify/timeline';
+export { TIMELINE_ANCHORED, TERMINAL_STATUSES } from './verify/timeline-anchor';
+export type { TimelineAnchorSummary, AnchorFailure } from './verify/timeline-anchor';
 export { keyStatusVerdict, REVOKED_KEY_WARNING } from './verify/keys';
 export type { KeysDocument, SigningKey, SigningKeyStatus, SignatureFailure } from './verify/keys';
 export { verifyEd25519 } from './verify/ed25519';

@@ -5,6 +5,8 @@ import { SignatureFailure, SigningKeyStatus, verifyDigestSignature } from './key
 export const RECEIPT_SCHEMA_VERSION = 'payment_receipt.v1';
 export const DECISION_SCHEMA_VERSION = 'payment_decision.v1';
 export const REVIEW_SCHEMA_VERSION = 'payment_review.v1';
+/** The signed anchor that ends a terminal transaction timeline (the data of its `timeline.anchored` event). */
+export const TIMELINE_ANCHOR_SCHEMA_VERSION = 'payment_timeline_anchor.v1';
 
 /** GET /api/cdp/receipts/{transaction_id}, shaped like a SignedManifest (DESIGN "Receipt document"). */
 export interface PaymentReceipt {
@@ -15,9 +17,9 @@ export interface PaymentReceipt {
   signature: { alg: string; key_id: string; value: string };
 }
 
-/** The signed record of an authorization decision, or of a person's review of one: the same shape, with `record_hash`. */
+/** The signed record of an authorization decision, of a person's review of one, or a timeline's anchor: the same shape, with `record_hash`. */
 export interface PaymentDecisionRecord {
-  schema_version: typeof DECISION_SCHEMA_VERSION | typeof REVIEW_SCHEMA_VERSION;
+  schema_version: typeof DECISION_SCHEMA_VERSION | typeof REVIEW_SCHEMA_VERSION | typeof TIMELINE_ANCHOR_SCHEMA_VERSION;
   payload: Record<string, unknown>;
   record_hash: string;
   signature: { alg: string; key_id: string; value: string };
@@ -44,8 +46,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * Verifies a payment receipt offline: `receipt_hash` must be the SHA-256 of the payload's JCS form,
  * and the signature is over that digest's hex, as for certificates. The key's status is judged at
  * the payload's `issued_at`. A signed decision record (payment_decision.v1, `record_hash`,
- * `decided_at`) and a person's signed review (payment_review.v1, `record_hash`, `reviewed_at`)
- * verify the same way. Never throws.
+ * `decided_at`), a person's signed review (payment_review.v1, `record_hash`, `reviewed_at`) and a
+ * timeline's anchor (payment_timeline_anchor.v1, `record_hash`, `anchored_at`) verify the same way.
+ * Never throws.
  */
 export function verifyReceipt(receipt: unknown, keysDocument: unknown): ReceiptVerification {
   const result: ReceiptVerification = { valid: false, key_id: null, warnings: [], schema_version: null, receipt_hash: null, issued_at: null };
@@ -53,12 +56,13 @@ export function verifyReceipt(receipt: unknown, keysDocument: unknown): ReceiptV
   if (!isObject(receipt)) return fail('malformed');
   result.schema_version = typeof receipt.schema_version === 'string' ? receipt.schema_version : null;
   const isReview = receipt.schema_version === REVIEW_SCHEMA_VERSION;
-  const isDecision = receipt.schema_version === DECISION_SCHEMA_VERSION || isReview;
+  const isAnchor = receipt.schema_version === TIMELINE_ANCHOR_SCHEMA_VERSION;
+  const isDecision = receipt.schema_version === DECISION_SCHEMA_VERSION || isReview || isAnchor;
   const stated = isDecision ? receipt.record_hash : receipt.receipt_hash;
   const { payload, signature } = receipt;
   if (!isObject(payload) || !isObject(signature) || typeof signature.key_id !== 'string' || typeof stated !== 'string') return fail('malformed');
   result.key_id = signature.key_id;
-  const signedAt = isReview ? payload.reviewed_at : isDecision ? payload.decided_at : payload.issued_at;
+  const signedAt = isReview ? payload.reviewed_at : isAnchor ? payload.anchored_at : isDecision ? payload.decided_at : payload.issued_at;
   result.issued_at = typeof signedAt === 'string' ? signedAt : null;
   if (result.schema_version !== RECEIPT_SCHEMA_VERSION && !isDecision) return fail('unsupported_schema_version');
   if (signature.alg !== 'Ed25519') return fail('unsupported_algorithm');

@@ -1,5 +1,6 @@
 import { canonicalJson } from '../encoding/canonical-json';
 import { sha256Hex } from '../encoding/hashing';
+import { AnchorFailure, checkTimelineEnd, TimelineAnchorSummary } from './timeline-anchor';
 
 /**
  * A transaction's timeline is one event stream, hash-chained: each event's `hash` is the SHA-256
@@ -51,7 +52,8 @@ export type TimelineFailure =
   | 'hash_mismatch'
   | 'view_mismatch'
   | 'last_hash_mismatch'
-  | 'hash_not_in_chain';
+  | 'hash_not_in_chain'
+  | AnchorFailure;
 
 export interface TimelineVerification {
   valid: boolean;
@@ -67,6 +69,10 @@ export interface TimelineVerification {
   field?: string;
   expected?: string | number | null;
   actual?: string | number | null;
+  /** The timeline's end, once the chain holds: anchored (terminal, its signed anchor checked), open (not terminal yet), or why not. */
+  anchor?: TimelineAnchorSummary;
+  /** E.g. an anchor signed by a key revoked after it signed. */
+  warnings?: string[];
 }
 
 export interface VerifyTimelineOptions {
@@ -81,6 +87,17 @@ export interface VerifyTimelineOptions {
    * `timeline_last_event_hash`, which binds the receipt to this timeline.
    */
   includesHash?: string;
+  /**
+   * The signing keys document (GET /.well-known/signing-keys.json): the anchor that ends a terminal
+   * timeline is checked against it. A terminal timeline does not verify without it.
+   */
+  keys?: unknown;
+  /**
+   * The transaction's status as the service reports it (GET /api/cdp/transactions/{id}): a terminal
+   * status with a timeline that has no terminal event means events were cut off its end, anchor
+   * included, which the events alone cannot show.
+   */
+  expectedStatus?: string;
 }
 
 /** The hash the server records for an event. Throws CanonicalizationError on non-JSON data. */
@@ -150,7 +167,8 @@ function safeJson(v: unknown): string {
 
 /**
  * Verifies a transaction's events offline: every hash recomputed, every prev_hash linked,
- * revisions 0..n-1 without gaps. Accepts the served timeline (`{ transaction_id, events }` whose
+ * revisions 0..n-1 without gaps, and its end: a terminal timeline must end with its signed anchor
+ * (checked against `options.keys`), so one cut short does not verify (checkTimelineEnd). Accepts the served timeline (`{ transaction_id, events }` whose
  * entries carry their `stored` event; the readable fields must agree with it), an array of entries,
  * or an array of stored events, in any order (they are put in revision order). Reports the first
  * broken revision. Never throws.
@@ -204,5 +222,10 @@ export function verifyTimeline(events: unknown, options: VerifyTimelineOptions =
   if (options.includesHash !== undefined && !ordered.some((e) => e.hash === options.includesHash)) {
     return { valid: false, reason: 'hash_not_in_chain', events: n, stream_id: streamId, last_hash: prev, expected: options.includesHash, actual: null };
   }
-  return { valid: true, events: n, stream_id: streamId, last_hash: prev };
+  const end = checkTimelineEnd(ordered, { keys: options.keys, expectedStatus: options.expectedStatus });
+  if (!end.ok) {
+    const { ok: _ok, ...failure } = end;
+    return { valid: false, events: n, stream_id: streamId, last_hash: prev, ...failure };
+  }
+  return { valid: true, events: n, stream_id: streamId, last_hash: prev, anchor: end.anchor, ...(end.warnings.length ? { warnings: end.warnings } : {}) };
 }
