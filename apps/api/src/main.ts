@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from '@app/core';
 import { createLogger } from '@app/http';
+import { MetricsServer } from '@app/metrics';
 import { Lifecycle } from '@app/platform';
 import { createApp } from './create-app';
 
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   await app.listen({ port: config.PORT, host: config.HOST });
 
   const where = config.storeMode === 'embedded' ? `embedded PGlite in ${resolve(config.DATA_DIR)}` : 'PostgreSQL';
-  logger.info({ base_url: config.BASE_URL, store: config.storeMode, redis: Boolean(config.REDIS_URL) }, 'sigil api listening');
+  logger.info({ base_url: config.BASE_URL, store: config.storeMode, redis: Boolean(config.REDIS_URL), metrics_port: app.get(MetricsServer).port }, 'sigil api listening');
   process.stderr.write(
     `\nSigil is running at ${config.BASE_URL} (${where}).\n` +
       `  Health:   ${config.BASE_URL}/healthz   Ready: ${config.BASE_URL}/readyz\n` +

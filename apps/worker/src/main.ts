@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { ConfigError, loadConfig } from '@app/core';
 import { ProjectionHost } from '@app/event-store';
 import { createLogger, PinoNestLogger } from '@app/http';
+import { MetricsServer } from '@app/metrics';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, 'sigil-worker');
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, logger), { logger: new PinoNestLogger(logger) });
   await app.init();
-  logger.info({ projections: app.get(ProjectionHost).names }, 'sigil worker running');
+  logger.info({ projections: app.get(ProjectionHost).names, metrics_port: app.get(MetricsServer).port }, 'sigil worker running');
 
   let stopping = false;
   const shutdown = async (signal: string) => {
