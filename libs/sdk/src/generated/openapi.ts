@@ -798,7 +798,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve an escalated authorization, optionally for a lower amount */
+        /**
+         * Approve an escalated authorization, optionally for a lower amount
+         * @description Records a signed payment_review.v1. Under a policy with `review.approvals_required: 2` the first approval leaves the transaction `needs_review` (authorization.approval_recorded) and the second, by a different reviewer (another key with another owner), authorizes it at the lower of the two amounts; the same reviewer again is 409 `reviewer_already_approved`.
+         */
         post: operations["approveAuthorization"];
         delete?: never;
         options?: never;
