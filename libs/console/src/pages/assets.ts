@@ -17,7 +17,8 @@ nav { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; flex: 
 nav ul { display: flex; flex-wrap: wrap; gap: 8px 16px; list-style: none; margin: 0; padding: 0; }
 .who { margin: 0; color: var(--muted); } .role { border: 1px solid var(--line); border-radius: 4px; padding: 0 4px; font-size: 0.85em; }
 main { padding: 16px; max-width: 1100px; margin: 0 auto; }
-h1 { font-size: 1.5rem; margin: 0 0 12px; }
+h1 { font-size: 1.5rem; margin: 0 0 12px; overflow-wrap: anywhere; }
+h2, li, p { overflow-wrap: anywhere; }
 .flash { padding: 8px 12px; border-radius: 6px; border: 1px solid var(--line); } .flash.ok { border-color: var(--ok); } .flash.error { border-color: var(--bad); color: var(--bad); }
 form.inline { display: inline; }
 label { display: block; margin: 8px 0 2px; font-weight: 600; }
