@@ -3,6 +3,8 @@ import { verifyRecord } from '../receipts/signed-record';
 import { commerceWorld, specSignatureCheck } from '../transactions/transaction-spec-fixtures';
 import { ApproveAuthorizationCommand } from './approve-authorization.command';
 import { ApproveAuthorizationHandler } from './approve-authorization.handler';
+import { ExpireAuthorizationsCommand } from '../expire-authorizations/expire-authorizations.command';
+import { ExpireAuthorizationsHandler } from '../expire-authorizations/expire-authorizations.handler';
 import { RejectAuthorizationCommand } from '../reject-authorization/reject-authorization.command';
 import { RejectAuthorizationHandler } from '../reject-authorization/reject-authorization.handler';
 
@@ -148,6 +150,18 @@ describe('ApproveAuthorizationHandler (Transaction aggregate on the in-memory st
       expect(await reject.execute(new RejectAuthorizationCommand('org_a', w.t.authorization_id, 'api_key:key_lee', 'no'))).toMatchObject({ status: 'rejected', decision: 'blocked' });
       expect(w.store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 0, cap_cents: 100_000 }]);
       expect((await w.stream()).map((e) => e.type)).toEqual(['authorization.requested', 'authorization.escalated', 'authorization.approval_recorded', 'authorization.rejected', 'timeline.anchored']);
+    });
+
+    it('an authorization whose window closes after one approval expires: rejected with EXPIRED, everything released, the late second approval refused', async () => {
+      const w = setup();
+      const t = await w.escalated('org_a', 30_000, '2026-11-25T10:30:00.000Z');
+      w.policyVersions.set('org_a/default/1', { review: { approvals_required: 2 } });
+      await w.sut.execute(new ApproveAuthorizationCommand('org_a', t.authorization_id, 'api_key:key_sam', 10_000, null));
+      w.clock.advance(3600_000);
+      expect(await new ExpireAuthorizationsHandler(w.rows, w.transactions, w.clock).execute(new ExpireAuthorizationsCommand())).toBe(1);
+      expect(await w.rows.byId('org_a', t.transaction_id)).toMatchObject({ status: 'rejected', reason_code: 'EXPIRED' });
+      expect(w.store.rows('commerce_spend')).toEqual([{ organization_id: 'org_a', cap_key: 'daily:USD:2026-11-25', reserved_cents: 0, cap_cents: 100_000 }]);
+      await expect(w.sut.execute(new ApproveAuthorizationCommand('org_a', t.authorization_id, 'api_key:key_lee', undefined, null))).rejects.toMatchObject({ code: 'authorization_not_pending', details: { status: 'rejected' } });
     });
 
     it('racing reviewers give one outcome: two different ones authorize it once; the same one twice records one approval', async () => {
