@@ -101,7 +101,7 @@ describe('console in a browser (e2e)', () => {
     expect(await page.textContent('#tx-status')).toBe('authorized');
     expect(await page.textContent('#chain-verdict')).toBe('Valid');
     expect(await page.locator('#timeline li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-event-type')))).toEqual(expect.arrayContaining(['authorization.requested', 'authorization.escalated', 'authorization.human_approved']));
-    expect(await page.textContent('#reviews')).toContain('within the travel budget');
+    expect(await page.textContent('#reviews')).toContain('approved by Rita Reviewer: “within the travel budget”');
     expect(await fitsWidth(page)).toBe(true);
 
     // Another organization's transaction: the 404 page.

@@ -209,7 +209,7 @@ describe('console (e2e)', () => {
     expect((await api('GET', `/api/cdp/transactions/${one.transaction_id}`, a.agent)).body).toMatchObject({ status: 'authorized', approved_amount_cents: 25_000 });
     expect((await api('GET', `/api/cdp/transactions/${two.transaction_id}`, a.agent)).body).toMatchObject({ status: 'rejected' });
     const record = (await api('GET', `/api/cdp/transactions/${one.transaction_id}/decision`, a.agent)).body as { reviews: { payload: { reviewer: { actor: string } } }[] };
-    expect(record.reviews[0].payload.reviewer).toMatchObject({ actor: `user:${reviewer.user.user_id}` });
+    expect(record.reviews[0].payload.reviewer).toEqual({ actor: `user:${reviewer.user.user_id}`, key_id: null, name: 'reviewer person' });
 
     // The timeline page.
     const timeline = await b.send('GET', `/console/transactions/${one.transaction_id}`);

@@ -6,5 +6,7 @@ export class ApproveAuthorizationCommand {
     readonly actor: string,
     readonly amountCents: number | undefined,
     readonly note: string | null,
+    /** The person's display name for the signed review (the console); null when a key reviews. */
+    readonly reviewerName: string | null = null,
   ) {}
 }

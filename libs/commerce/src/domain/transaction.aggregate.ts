@@ -77,6 +77,8 @@ export interface ReviewContext {
    * gave one of them. Absent: one approval decides.
    */
   approvals?: { required: number; prior: { approver: string; amount_cents: number }[]; alreadyApproved: boolean } | null;
+  /** The person's display name, when a person reviews (the console); null for a key. */
+  reviewerName?: string | null;
 }
 
 /**
@@ -90,8 +92,8 @@ export const APPROVAL_RECORDED = 'authorization.approval_recorded';
 export const approvalsOf = (events: readonly { type: string; data: unknown }[]) =>
   events.filter((e) => e.type === APPROVAL_RECORDED).map((e) => e.data as { approver: string; amount_cents: number });
 
-/** A reviewer's identity as recorded: the actor, its key id, and the person's name (none until the console names people). */
-export const reviewerOf = (actor: string) => ({ actor, key_id: actor.startsWith('api_key:') ? actor.slice('api_key:'.length) : null, name: null });
+/** A reviewer's identity as recorded: the actor, its key id, and the person's name (a console user's display name; null for a key). */
+export const reviewerOf = (actor: string, name: string | null = null) => ({ actor, key_id: actor.startsWith('api_key:') ? actor.slice('api_key:'.length) : null, name });
 
 /**
  * A reviewer's decision on an escalated authorization. Past its window the decision is never
@@ -131,7 +133,7 @@ export function reviewAuthorization(s: TransactionState, action: ReviewAction, a
     ctx.signReview({
       ...base(s),
       review,
-      reviewer: reviewerOf(actor),
+      reviewer: reviewerOf(actor, ctx.reviewerName ?? null),
       note: action.note,
       requested_amount_cents: amount,
       approved_amount_cents: approved,

@@ -4,7 +4,8 @@ export class RejectAuthorizationCommand {
     readonly orgId: string,
     readonly authorizationId: string,
     readonly actor: string,
-
     readonly note: string | null,
+    /** The person's display name for the signed review (the console); null when a key reviews. */
+    readonly reviewerName: string | null = null,
   ) {}
 }

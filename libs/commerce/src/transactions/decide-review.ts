@@ -18,7 +18,7 @@ import type { TransactionRow } from './transaction-row';
  */
 export async function decideReview(
   deps: { rows: TransactionRows; transactions: TransactionRepository; clock: Clock; authority: CommerceAuthority; rules: ReviewRules },
-  cmd: { orgId: string; authorizationId: string; action: ReviewAction; actor: string },
+  cmd: { orgId: string; authorizationId: string; action: ReviewAction; actor: string; reviewerName?: string | null },
 ): Promise<TransactionRow> {
   const notFound = () => new DomainError('not_found', `authorization ${cmd.authorizationId} not found`);
   const refusal = await retryOnConflict(async () => {
@@ -38,6 +38,7 @@ export async function decideReview(
       approvals: ruling && { required: ruling.approvalsRequired, prior, alreadyApproved: ruling.alreadyApproved },
       decidedEventHash: decided?.hash ?? '',
       issuer: deps.authority.issuer,
+      reviewerName: cmd.reviewerName ?? null,
       signReview: (payload) => signRecord(REVIEW_SCHEMA, payload, deps.authority.sign),
     });
     try {

@@ -66,9 +66,9 @@ export class ConsoleController {
     if (action === 'approve') {
       // The form says the currency the amount is written in; the aggregate refuses any amount above the one asked.
       const amount = parseAmount(formField(body, 'amount'), formField(body, 'currency'));
-      await this.commands.execute(new ApproveAuthorizationCommand(viewer.user.org_id, authId, actor, amount, note));
+      await this.commands.execute(new ApproveAuthorizationCommand(viewer.user.org_id, authId, actor, amount, note, viewer.user.display_name));
     } else {
-      await this.commands.execute(new RejectAuthorizationCommand(viewer.user.org_id, authId, actor, note));
+      await this.commands.execute(new RejectAuthorizationCommand(viewer.user.org_id, authId, actor, note, viewer.user.display_name));
     }
     req.log.info({ event: `console.review_${action}`, user_id: viewer.user.user_id, authorization_id: authId }, 'console review');
     redirect(reply, `/console/approvals?done=${action === 'approve' ? 'approved' : 'rejected'}`);
