@@ -24,3 +24,5 @@ export { policiesProjection } from './policies/policy.projection';
 // The console dispatches the API's own review commands.
 export { ApproveAuthorizationCommand } from './approve-authorization/approve-authorization.command';
 export { RejectAuthorizationCommand } from './reject-authorization/reject-authorization.command';
+// The console records policy versions with the API's own command.
+export { PutPolicyCommand } from './put-policy/put-policy.command';

@@ -28,3 +28,6 @@ export { NOTARY_CREDITS_CHECKOUT_FAILED } from './domain/credits.aggregate';
 export * from './registry/registry.migrations';
 export * from './registry/registry.projection';
 export * from './registry/registry.service';
+// The console issues and publishes with the API's own commands.
+export { IssueCertificateCommand } from './issue-certificate/issue-certificate.command';
+export { EditRegistryEntryCommand } from './edit-registry-entry/edit-registry-entry.command';

@@ -53,3 +53,5 @@ export * from './sending/http-sender';
 export * from './sending/target-guard';
 export * from './webhook-worker';
 export * from './http/webhooks.module';
+// The console parses its forms with the API's own schemas.
+export { createBody as createEndpointBody, updateBody as updateEndpointBody, recoverQuery as recoverDeliveriesQuery } from './http/webhooks-http';

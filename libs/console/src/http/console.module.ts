@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { TransactionQueries } from '@app/commerce';
 import { Clock, systemClock } from '@app/core';
 import { EventStore, SqlDatabase } from '@app/event-store';
+import { ConsoleCertificates } from '../certificates/console-certificates.repository';
 import { ChangeUserRoleHandler } from '../change-user-role/change-user-role.handler';
 import { InviteUserHandler } from '../invite-user/invite-user.handler';
 import { IssueSignInLinkHandler } from '../issue-sign-in-link/issue-sign-in-link.handler';
@@ -23,6 +24,9 @@ import { FirstOwner } from './first-owner';
 import { registerConsoleFormParser } from './form-parser';
 import { PeopleController } from './people.controllers';
 import { SignInController } from './sign-in.controller';
+import { CertificatesConsoleController } from './certificates.console.controller';
+import { PoliciesConsoleController } from './policies.console.controller';
+import { WebhooksConsoleController } from './webhooks.console.controller';
 
 /** The console at /console (server-rendered pages) and the people API (/api/users, /api/sessions). */
 @Module({})
@@ -33,13 +37,14 @@ export class ConsoleModule implements OnModuleInit {
     return {
       module: ConsoleModule,
       imports: [CqrsModule],
-      controllers: [SignInController, ConsoleController, PeopleController],
+      controllers: [SignInController, ConsoleController, PeopleController, WebhooksConsoleController, PoliciesConsoleController, CertificatesConsoleController],
       providers: [
         { provide: ConsoleQueries, useFactory: (db: SqlDatabase) => new ConsoleReadModel(db), inject: [SqlDatabase] },
         { provide: UserRepository, useFactory: (store: EventStore) => new UserRepository(store), inject: [EventStore] },
         { provide: SessionRepository, useFactory: (store: EventStore) => new SessionRepository(store), inject: [EventStore] },
         { provide: SignInLinkRepository, useFactory: (store: EventStore) => new SignInLinkRepository(store), inject: [EventStore] },
         { provide: CONSOLE_CLOCK, useValue: systemClock },
+        { provide: ConsoleCertificates, useFactory: (db: SqlDatabase) => new ConsoleCertificates(db), inject: [SqlDatabase] },
         { provide: ConsoleAuth, useFactory: (reads: ConsoleQueries, clock: Clock) => new ConsoleAuth(reads, clock), inject: [ConsoleQueries, CONSOLE_CLOCK] },
         // The commerce module's own queries (the API's), looked up once it exists.
         { provide: ConsoleReads, useFactory: (ref: ModuleRef) => new ConsoleReads(() => ref.get(TransactionQueries, { strict: false })), inject: [ModuleRef] },

@@ -36,6 +36,11 @@ code, .hash { font-family: ui-monospace, monospace; font-size: 0.85em; overflow-
 .verdict.valid { color: var(--ok); } .verdict.invalid { color: var(--bad); }
 ol.timeline { list-style: none; padding: 0; } ol.timeline li { border-left: 3px solid var(--line); padding: 4px 0 12px 12px; margin-left: 4px; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.85em; }
+/* Forms' messages per field, checkbox lists, and policy diffs (webhooks, policies, certificates pages). */
+.form-errors { border: 1px solid var(--bad); border-radius: 6px; padding: 8px 12px; margin: 8px 0; } .field-error { color: var(--bad); margin: 2px 0 8px; }
+[aria-invalid=true] { border-color: var(--bad); } fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0; }
+ul.checks { list-style: none; padding: 0; margin: 0; display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 2px 12px; } label.inline { display: inline; font-weight: 400; margin-left: 4px; }
+pre.diff ins { display: block; text-decoration: none; color: var(--ok); } pre.diff del { display: block; text-decoration: none; color: var(--bad); }
 `;
 
 export const CONSOLE_SCRIPT = `'use strict';

@@ -36,6 +36,9 @@ export interface PageOptions {
 const NAV: [string, string][] = [
   ['/console/approvals', 'Approvals'],
   ['/console/transactions', 'Transactions'],
+  ['/console/webhooks', 'Webhooks'],
+  ['/console/policies', 'Policies'],
+  ['/console/certificates', 'Certificates'],
   ['/console/account', 'Account'],
 ];
 
