@@ -113,7 +113,8 @@ describe('agent commerce lifecycle (e2e)', () => {
     const { key } = await orgWithKey();
     const d = await authorize(key, over);
     expect(d).toMatchObject({ decision: 'blocked', reason_code: reason, status: 'rejected' });
-    expect(await eventTypes(key, d.transaction_id)).toEqual(['authorization.requested', 'authorization.rejected']);
+    // A refusal ends the transaction: its timeline ends with the signed anchor (eventTypes checks chain_valid).
+    expect(await eventTypes(key, d.transaction_id)).toEqual(['authorization.requested', 'authorization.rejected', 'timeline.anchored']);
     const record = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/decision`, key)).json();
     expect(record).toMatchObject({ schema_version: 'payment_decision.v1', payload: { decision: 'blocked', reason_code: reason, transaction_id: d.transaction_id } });
     const verified = (await call('POST', '/api/cdp/receipts/verify', null, record)).json();
@@ -155,8 +156,10 @@ describe('agent commerce lifecycle (e2e)', () => {
       'execution.initiated',
       'execution.succeeded',
       'receipt.issued',
+      'timeline.anchored',
     ]);
     const timeline = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/events`, key)).json();
+    expect(timeline.anchor).toMatchObject({ valid: true, state: 'anchored', terminal_status: 'receipt_issued', record: { payload: { last_event_hash: timeline.events[5].hash } } });
     const human = timeline.events[2];
     expect(human).toMatchObject({ actor: { type: 'api_key' }, status: 'authorized', metadata: { note: 'ok for the conference', amount_cents: 25_000 } });
 
@@ -192,7 +195,7 @@ describe('agent commerce lifecycle (e2e)', () => {
     const rejected = await call('POST', `/api/cdp/approvals/${d.authorization_id}/reject`, key, { note: 'not this one' });
     expect(rejected.statusCode).toBe(200);
     expect(rejected.json()).toMatchObject({ status: 'rejected', reason_code: 'REJECTED_BY_REVIEWER' });
-    expect(await eventTypes(key, d.transaction_id)).toEqual(['authorization.requested', 'authorization.escalated', 'authorization.rejected']);
+    expect(await eventTypes(key, d.transaction_id)).toEqual(['authorization.requested', 'authorization.escalated', 'authorization.rejected', 'timeline.anchored']);
     // 45,000 released: three more of 30,000 (escalated, each reserving) still fit under 100,000.
     for (let i = 0; i < 3; i++) expect((await authorize(key, { amount_cents: 30_000 })).decision).toBe('needs_review');
     expect(await authorize(key, { amount_cents: 30_000 })).toMatchObject({ decision: 'blocked', reason_code: 'SPEND_CAP_EXCEEDED' });
@@ -208,8 +211,9 @@ describe('agent commerce lifecycle (e2e)', () => {
     expect(late.statusCode).toBe(409);
     expect(late.json().error).toBe('authorization_not_pending');
     const timeline = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/events`, key)).json();
-    expect(timeline.events.map((e: { event_type: string }) => e.event_type)).toEqual(['authorization.requested', 'authorization.escalated', 'authorization.rejected']);
+    expect(timeline.events.map((e: { event_type: string }) => e.event_type)).toEqual(['authorization.requested', 'authorization.escalated', 'authorization.rejected', 'timeline.anchored']);
     expect(timeline.events[2]).toMatchObject({ actor: { type: 'system', id: 'expiry-sweep' }, metadata: { reason_code: 'EXPIRED', rejected_by: 'expiry' } });
+    expect(timeline).toMatchObject({ chain_valid: true, anchor: { state: 'anchored', terminal_status: 'rejected' } });
   });
 
   it('a decision after the window closed records the expiry, not the human decision', async () => {
@@ -234,7 +238,8 @@ describe('agent commerce lifecycle (e2e)', () => {
     ]);
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409, 409]);
     const types = await eventTypes(key, d.transaction_id);
-    expect(types).toHaveLength(3);
+    // One decision recorded (and, when it was the rejection, the anchor that ends the timeline).
+    expect(types.filter((x: string) => x !== 'timeline.anchored')).toHaveLength(3);
   });
 
   it('execution failed then retried: the transaction stays authorized and the retry reuses the provider key', async () => {
@@ -254,6 +259,7 @@ describe('agent commerce lifecycle (e2e)', () => {
       'execution.initiated',
       'execution.succeeded',
       'receipt.issued',
+      'timeline.anchored',
     ]);
     expect(provider.settlementsOf(d.transaction_id)).toBe(2);
     expect(provider.requests.filter((r) => r.reference === d.transaction_id).every((r) => r.idempotency_key === d.transaction_id)).toBe(true);

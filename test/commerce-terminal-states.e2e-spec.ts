@@ -60,9 +60,13 @@ describe('terminal states of a transaction (e2e)', () => {
     expect(listed.items.map((i: { transaction_id: string }) => i.transaction_id)).toEqual([d.transaction_id]);
 
     const timeline = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/events`, key)).json();
-    const last = timeline.events[timeline.events.length - 1];
+    const [last, anchor] = timeline.events.slice(-2);
     expect(last).toMatchObject({ event_type: 'execution.failed', status: 'declined', metadata: { final: true, retryable: false } });
-    expect(verifyTimeline(timeline)).toMatchObject({ valid: true });
+    // The decline ends the transaction: the anchor follows it and names its hash.
+    expect(anchor).toMatchObject({ event_type: 'timeline.anchored', status: 'declined', metadata: { anchor: { payload: { last_event_hash: last.hash, terminal_status: 'declined' } } } });
+    expect(timeline).toMatchObject({ chain_valid: true, anchor: { valid: true, state: 'anchored' } });
+    const keys = (await t.app.inject({ method: 'GET', url: '/.well-known/signing-keys.json' })).json();
+    expect(verifyTimeline(timeline, { keys, expectedStatus: 'declined' })).toMatchObject({ valid: true, anchor: { state: 'anchored', terminal_status: 'declined' } });
 
     const again = await call('POST', `/api/cdp/transactions/${d.transaction_id}/execute`, key);
     expect(again.json()).toMatchObject({ error: 'payment_declined' });
@@ -88,7 +92,8 @@ describe('terminal states of a transaction (e2e)', () => {
     const listed = (await call('GET', '/api/cdp/transactions?status=expired', key)).json();
     expect(listed.items.map((i: { transaction_id: string }) => i.transaction_id)).toEqual([d.transaction_id]);
     const timeline = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/events`, key)).json();
-    expect(timeline.events.map((e: { event_type: string }) => e.event_type)).toEqual(['authorization.requested', 'authorization.approved', 'authorization.rejected']);
+    expect(timeline.events.map((e: { event_type: string }) => e.event_type)).toEqual(['authorization.requested', 'authorization.approved', 'authorization.rejected', 'timeline.anchored']);
+    expect(timeline).toMatchObject({ chain_valid: true, anchor: { state: 'anchored', terminal_status: 'expired' } });
     expect(timeline.events[2]).toMatchObject({ status: 'expired', actor: { type: 'system', id: 'expiry-sweep' }, metadata: { reason_code: 'EXPIRED', rejected_by: 'expiry' } });
 
     // The 80.00 it held is free again.

@@ -70,8 +70,11 @@ describe('commerce lifecycle delivered by webhook (e2e)', () => {
     const receipt = (await call('GET', `/api/cdp/receipts/${decision.transaction_id}`, key)).json();
     expect(verifyReceipt(receipt, keys)).toMatchObject({ valid: true });
     const timeline = (await call('GET', `/api/cdp/transactions/${decision.transaction_id}/events`, key)).json();
-    expect(verifyTimeline(timeline, { includesHash: receipt.payload.timeline_last_event_hash })).toMatchObject({ valid: true });
-    // The webhook-ids are the timeline's event ids: a consumer can join them.
-    expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set(timeline.events.map((e: { event_id: string }) => e.event_id)));
+    expect(verifyTimeline(timeline, { includesHash: receipt.payload.timeline_last_event_hash, keys })).toMatchObject({ valid: true, anchor: { state: 'anchored' } });
+    // The webhook-ids are the timeline's event ids: a consumer can join them. The anchor that ends
+    // the timeline is no state change and no spec event type: it is not delivered.
+    const lifecycle = timeline.events.filter((e: { event_type: string }) => e.event_type !== 'timeline.anchored');
+    expect(timeline.events).toHaveLength(lifecycle.length + 1);
+    expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set(lifecycle.map((e: { event_id: string }) => e.event_id)));
   }, 60_000);
 });

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AccessService } from '@app/access';
+import { eventHash, SqlDatabase } from '@app/event-store';
 import { startTestApp, TestApp } from './support/test-app';
 
 const ROOT = join(__dirname, '..');
@@ -42,6 +43,7 @@ describe('sigil CLI (e2e)', () => {
   let cert: { certificate_id: string; dataset_hash: string };
   let textCert: { dataset_hash: string };
   let txn: string;
+  let blocked: string;
   const csv = 'id,label\n1,café\n';
   const json = { labels: ['cat', 'dog'], version: 2 };
 
@@ -78,6 +80,15 @@ describe('sigil CLI (e2e)', () => {
     writeFileSync(f('tampered-receipt.json'), JSON.stringify({ ...receipt, payload: { ...receipt.payload, amount_cents: 7 } }));
     const timeline = await call('GET', `/api/cdp/transactions/${txn}/events`);
     writeFileSync(f('timeline.json'), JSON.stringify(timeline));
+    // The same bundle cut short by its anchor, and with an anchor whose signature is forged (its event's hash recomputed, so the chain holds).
+    writeFileSync(f('timeline-no-anchor.json'), JSON.stringify({ ...timeline, events: timeline.events.slice(0, -1) }));
+    const forged = JSON.parse(JSON.stringify(timeline));
+    const anchorEntry = forged.events[forged.events.length - 1];
+    anchorEntry.stored.data.anchor.signature.value = anchorEntry.stored.data.anchor.signature.value.replace(/^./, (c: string) => (c === 'A' ? 'B' : 'A'));
+    anchorEntry.metadata.anchor = anchorEntry.stored.data.anchor;
+    anchorEntry.hash = anchorEntry.stored.hash = eventHash(anchorEntry.stored);
+    writeFileSync(f('timeline-forged-anchor.json'), JSON.stringify(forged));
+    blocked = (await call('POST', '/api/cdp/authorize', { amount_cents: 70_000, currency: 'USD', merchant_id: 'm_cli', purpose_tag: 'software', expiration_iso: new Date(Date.now() + 3_600_000).toISOString() })).transaction_id;
     timeline.events[1].stored.data.decision = 'needs_review';
     writeFileSync(f('tampered-timeline.json'), JSON.stringify(timeline));
     writeFileSync(f('labels.json'), JSON.stringify(json));
@@ -110,12 +121,26 @@ describe('sigil CLI (e2e)', () => {
     it('verifies a transaction timeline and binds its receipt to it, with the key from --api-key or SIGIL_API_KEY', async () => {
       const r = await sigil(['timeline', 'verify', txn, '--base-url', base, '--api-key', key]);
       expect(r).toMatchObject({ code: 0 });
-      expect(r.stdout).toContain(`valid: transaction-${txn}: 5 events, hash chain intact, and the receipt is bound to it`);
+      expect(r.stdout).toMatch(new RegExp(`^valid: transaction-${txn}: 6 events, hash chain intact, ended receipt_issued and anchored \\(key \\S+, active\\), and the receipt is bound to it`));
       expect(r.stdout).toMatch(/receipt: valid, signed by key \S+ \(active\)/);
       const viaEnv = await sigil(['timeline', 'verify', txn, '--json'], { SIGIL_BASE_URL: base, SIGIL_API_KEY: key });
       expect(viaEnv.code).toBe(0);
-      expect(JSON.parse(viaEnv.stdout)).toMatchObject({ ok: true, valid: true, timeline: { valid: true, events: 5 }, receipt: { valid: true } });
+      expect(JSON.parse(viaEnv.stdout)).toMatchObject({ ok: true, valid: true, timeline: { valid: true, events: 6, anchor: { state: 'anchored', terminal_status: 'receipt_issued' } }, receipt: { valid: true } });
       expect(await sigil(['timeline', 'verify', txn, '--base-url', base, '--api-key', 'cdp_test_nope'])).toMatchObject({ code: 2, stderr: expect.stringContaining('401 auth_required') });
+    });
+
+    it('a timeline cut short in the database is invalid: its anchor gone, or its anchor and terminal event', async () => {
+      expect(await sigil(['timeline', 'verify', blocked, '--base-url', base, '--api-key', key])).toMatchObject({ code: 0, stdout: expect.stringContaining('3 events, hash chain intact, ended rejected and anchored') });
+      const db = t!.app.get(SqlDatabase);
+      const stream = `transaction-${blocked}`;
+      await db.query(`DELETE FROM events WHERE stream_id = $1 AND revision = 2`, [stream]);
+      const noAnchor = await sigil(['timeline', 'verify', blocked, '--base-url', base, '--api-key', key]);
+      expect(noAnchor).toMatchObject({ code: 1, stdout: expect.stringMatching(/^invalid: anchor_missing: transaction-\S+ at revision 2: the timeline ends rejected at revision 1 without the anchor/) });
+      await db.query(`DELETE FROM events WHERE stream_id = $1 AND revision = 1`, [stream]);
+      // The events alone now look open; the transaction's status, read from the service, says it ended.
+      const cut = await sigil(['timeline', 'verify', blocked, '--base-url', base, '--api-key', key, '--json']);
+      expect(cut.code).toBe(1);
+      expect(JSON.parse(cut.stdout)).toMatchObject({ ok: true, valid: false, timeline: { reason: 'truncated', anchor: { state: 'truncated', terminal_status: 'rejected' } } });
     });
 
     it('runs as `npx sigil` from the repository (the root package’s bin)', async () => {
@@ -154,10 +179,21 @@ describe('sigil CLI (e2e)', () => {
 
     it('verifies a saved timeline with its receipt: 0 genuine, 1 tampered', async () => {
       const ok = await sigil(['timeline', 'verify', f('timeline.json'), '--receipt', f('receipt.json'), '--keys', f('keys.json')]);
-      expect(ok).toMatchObject({ code: 0, stdout: expect.stringContaining('5 events, hash chain intact, and the receipt is bound to it') });
+      expect(ok).toMatchObject({ code: 0, stdout: expect.stringContaining('6 events, hash chain intact, ended receipt_issued and anchored') });
+      expect(ok.stdout).toContain('and the receipt is bound to it');
       const bad = await sigil(['timeline', 'verify', f('tampered-timeline.json'), '--receipt', f('receipt.json'), '--keys', f('keys.json'), '--json']);
       expect(bad.code).toBe(1);
       expect(JSON.parse(bad.stdout)).toMatchObject({ valid: false, timeline: { reason: 'hash_mismatch', broken_at_revision: 1 } });
+    });
+
+    it('a saved timeline without its anchor, or with a forged one, is invalid; a terminal one needs the keys', async () => {
+      const cut = await sigil(['timeline', 'verify', f('timeline-no-anchor.json'), '--keys', f('keys.json')]);
+      expect(cut).toMatchObject({ code: 1, stdout: expect.stringMatching(/^invalid: anchor_missing: transaction-\S+ at revision 5: the timeline ends receipt_issued at revision 4 without the anchor that must follow its terminal event/) });
+      const forged = await sigil(['timeline', 'verify', f('timeline-forged-anchor.json'), '--keys', f('keys.json'), '--json']);
+      expect(forged.code).toBe(1);
+      expect(JSON.parse(forged.stdout)).toMatchObject({ valid: false, timeline: { reason: 'anchor_signature_invalid', anchor: { state: 'signature_invalid' } } });
+      // Checking an anchor needs the keys: a file, or the service (gone here).
+      expect(await sigil(['timeline', 'verify', f('timeline.json')])).toMatchObject({ code: 2, stderr: expect.stringContaining('needs the signing keys') });
     });
 
     it('hashes files exactly as the service did at issuance', async () => {

@@ -104,9 +104,12 @@ describe('SDK client (e2e)', () => {
     expect(verifyReceipt(await commerce.getDecisionRecord(txn), keys)).toMatchObject({ valid: true, schema_version: 'payment_decision.v1' });
 
     const timeline = await commerce.getTransactionEvents(txn);
-    expect(timeline.events.map((e) => e.event_type)).toEqual(['authorization.requested', 'authorization.approved', 'execution.initiated', 'execution.succeeded', 'receipt.issued']);
-    const anchored = verifyTimeline(timeline, { includesHash: String(receipt.payload.timeline_last_event_hash) });
-    expect(anchored).toMatchObject({ valid: true, events: 5, stream_id: `transaction-${txn}` });
+    expect(timeline.events.map((e) => e.event_type)).toEqual(['authorization.requested', 'authorization.approved', 'execution.initiated', 'execution.succeeded', 'receipt.issued', 'timeline.anchored']);
+    const anchored = verifyTimeline(timeline, { includesHash: String(receipt.payload.timeline_last_event_hash), keys, expectedStatus: (await commerce.getTransaction(txn)).status });
+    expect(anchored).toMatchObject({ valid: true, events: 6, stream_id: `transaction-${txn}`, anchor: { state: 'anchored', terminal_status: 'receipt_issued', key_status: 'active' } });
+    expect(timeline).toMatchObject({ chain_valid: true, anchor: { state: 'anchored' } });
+    // Without its anchor the settled timeline is cut short, and says so.
+    expect(verifyTimeline({ ...timeline, events: timeline.events.slice(0, 5) }, { keys })).toMatchObject({ valid: false, reason: 'anchor_missing' });
     expect(timeline.events[4].stored.data).toMatchObject({ receipt_hash: receipt.receipt_hash });
     const shown = JSON.parse(JSON.stringify(timeline));
     shown.events[3].metadata.amount_cents = 1;
