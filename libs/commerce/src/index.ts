@@ -19,6 +19,10 @@ export type { TransactionRow } from './transactions/transaction-row';
 export type { ExecutionResult } from './execute-payment/execute-payment.handler';
 export * from './transactions/transaction.queries';
 export * from './transactions/expiry-sweep';
+export * from './domain/timeline-anchor';
+export { TimelineAnchorSweep } from './anchor-timelines/timeline-anchor-sweep';
+export { AnchorTimelinesCommand } from './anchor-timelines/anchor-timelines.command';
+export { AnchorTimelinesHandler } from './anchor-timelines/anchor-timelines.handler';
 export { transactionsProjection } from './transactions/transaction.projection';
 export { policiesProjection } from './policies/policy.projection';
 // The console dispatches the API's own review commands.
