@@ -150,6 +150,20 @@ describe('GET /metrics on the api port, behind METRICS_TOKEN (e2e)', () => {
     expect(samplesOf(after, 'process_cpu_user_seconds_total')).toHaveLength(1);
   }, 90_000);
 
+  it('counts what no route matched under route="unmatched", so unknown paths never become labels', async () => {
+    const before = await scrape();
+    expect((await t.app.inject({ method: 'GET', url: '/api/cdp/no-such-thing/txn_0123' })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: '/api/%E0%A4%A' })).statusCode).toBe(400); // refused before routing
+    expect((await t.app.inject({ method: 'HEAD', url: '/healthz' })).statusCode).toBe(200);
+    const after = await scrape();
+    const delta = (labels: Record<string, string>) => valueOf(after, 'sigil_http_request_duration_seconds_count', labels) - valueOf(before, 'sigil_http_request_duration_seconds_count', labels);
+    expect(delta({ route: 'unmatched', method: 'GET', status: '404' })).toBe(1);
+    expect(delta({ route: 'unmatched', method: 'GET', status: '400' })).toBe(1);
+    expect(delta({ route: '/healthz', method: 'HEAD', status: '200' })).toBe(1);
+    expect(samplesOf(after, 'sigil_http_request_duration_seconds_count').filter((s) => /no-such-thing|%/.test(s.labels.route))).toEqual([]);
+    for (const s of samplesOf(after, 'sigil_http_request_duration_seconds_sum')) expect(Number.isFinite(s.value)).toBe(true);
+  });
+
   it('shows the fan-out caught up once the deliveries are scheduled', async () => {
     const lag = await eventually(
       async () => {

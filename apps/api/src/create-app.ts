@@ -2,7 +2,7 @@ import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { fastify, FastifyReply } from 'fastify';
+import { fastify, FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/core';
 import { completeOpenApiDocument, createLogger, ErrorEnvelopeFilter, errorEnvelope, Logger, PinoNestLogger, requestIdFor } from '@app/http';
 import { ISSUANCE_BODY_LIMIT_BYTES } from '@app/notary';
@@ -20,6 +20,8 @@ export interface CreateAppOptions {
 /** Builds the HTTP app (not yet listening): used by main.ts and by the e2e tests alike. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  // Set once the metrics registry exists (below): refusals that come before routing, and its hooks.
+  let frameworkRefused: ((method: string, status: number, ms: number) => void) | null = null;
   // The instance comes from our own fastify (5.12), not the one pinned inside
   // @nestjs/platform-fastify (5.11), whose body parser wraps every request in
   // AsyncResource.bind (a deprecation wrapper per request: ~8% of a verification's CPU).
@@ -42,6 +44,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       const body = status === 400 ? errorEnvelope('bad_request', 'The request path is malformed', 400) : errorEnvelope('internal_error', 'Internal server error', 500);
       if (status >= 500) request.log.error({ err: error }, 'request failed');
       void (reply as FastifyReply).status(status).header('x-request-id', request.id).header('content-type', 'application/json; charset=utf-8').send(body);
+      frameworkRefused?.(request.method, status, (reply as FastifyReply).elapsedTime);
     },
   });
   // JSON is the one request body the API takes (docs/errors.md): any other Content-Type is 415
@@ -66,13 +69,24 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     reply.header('x-request-id', req.id);
   });
   // Metrics (README, "Metrics"): every response timed by route template, when they are served at all.
+  // Each route gets its own hook holding its template (Fastify's request.routeOptions builds a new
+  // object on every read); a request no route matched is timed by the global hook alone.
   const exposure = metricsExposure(config);
   if (exposure.mode !== 'off') {
     const metrics = app.get(Metrics);
+    server.addHook('onRoute', (route) => {
+      const template = route.url;
+      const timed = (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+        metrics.httpRequest(template, req.method, reply.statusCode, reply.elapsedTime / 1000);
+        done();
+      };
+      route.onResponse = [...(route.onResponse ? [route.onResponse].flat() : []), timed] as unknown as typeof route.onResponse;
+    });
     server.addHook('onResponse', (req, reply, done) => {
-      metrics.httpRequest(req.routeOptions.url ?? UNMATCHED_ROUTE, req.method, reply.statusCode, reply.elapsedTime / 1000);
+      if (req.is404) metrics.httpRequest(UNMATCHED_ROUTE, req.method, reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
+    frameworkRefused = (method, status, ms) => metrics.httpRequest(UNMATCHED_ROUTE, method, status, Number.isFinite(ms) ? ms / 1000 : 0);
   }
   if (exposure.mode === 'main_port') {
     const metrics = app.get(Metrics);
