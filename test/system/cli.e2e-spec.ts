@@ -112,6 +112,21 @@ describe(`npm run cli (${databaseUrl ? 'PostgreSQL' : 'embedded'})`, () => {
     expect(r.stdout).not.toContain(liveKey.key);
   }, 30_000);
 
+  it('users:invite makes the first owner and prints their one-time console link; the address again is email_taken', async () => {
+    const email = `owner-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    const r = await cli(dataDir, 'users:invite', '--org', orgId, '--email', email, '--name', 'First Owner');
+    expect(r.code).toBe(0);
+    expectOneJsonLine(r);
+    expect(r.json).toMatchObject({ link_id: expect.stringMatching(/^lnk_/), url: expect.stringMatching(/^http:\/\/localhost:3000\/console\/sign-in\/link\?token=sgl_[0-9a-f]{64}$/), user: { org_id: orgId, email, display_name: 'First Owner', role: 'owner', invited_by: 'operator' } });
+    expect(r.stderr).toMatch(/signs them in to the console once/);
+    const again = await cli(dataDir, 'users:invite', '--org', orgId, '--email', email.toUpperCase(), '--name', 'Again', '--role', 'viewer');
+    expect(again.code).toBe(1);
+    expect(again.json).toMatchObject({ ok: false, error: 'email_taken' });
+    const bad = await cli(dataDir, 'users:invite', '--org', orgId, '--email', email, '--name', 'X', '--role', 'emperor');
+    expect(bad.code).toBe(2);
+    expect(bad.json).toMatchObject({ ok: false, error: 'invalid_arguments' });
+  }, 60_000);
+
   it('keys:list lists both keys, the revoked one as revoked, with no secret and no hash', async () => {
     const r = await cli(dataDir, 'keys:list', '--org', orgId);
     expect(r.code).toBe(0);

@@ -27,6 +27,10 @@ describe('cli parseCommand', () => {
     expect(parseCommand(['keys:create', '--org=org_1', '--scopes=approvals:manage', '--mode=test', '--owner', ' Dana (finance) '])).toMatchObject({ owner: 'Dana (finance)' });
     expect(parseCommand(['keys:list', '--org', 'org_1'])).toEqual({ command: 'keys:list', orgId: 'org_1' });
     expect(parseCommand(['keys:revoke', 'key_1', '--reason', 'leaked'])).toEqual({ command: 'keys:revoke', keyId: 'key_1', reason: 'leaked' });
+    expect(parseCommand(['users:invite', '--org', 'org_1', '--email', 'a@example.com', '--name', 'Ada'])).toEqual({ command: 'users:invite', orgId: 'org_1', email: 'a@example.com', name: 'Ada', role: 'owner' });
+    expect(parseCommand(['users:invite', '--org', 'org_1', '--email', 'a@example.com', '--name', 'Ada', '--role', 'viewer'])).toMatchObject({ role: 'viewer' });
+    expect(usage(['users:invite', '--org', 'org_1', '--email', 'a@example.com', '--name', 'Ada', '--role', 'root'])).toMatchObject({ code: 'invalid_arguments', exitCode: 2 });
+    expect(usage(['users:invite', '--org', 'org_1', '--name', 'Ada'])).toMatchObject({ code: 'invalid_arguments', exitCode: 2 });
   });
 
   it('treats no command, help, --help and -h as a request for the usage', () => {

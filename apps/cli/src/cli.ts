@@ -1,6 +1,7 @@
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { AccessService, CreateApiKeyCommand, CreateOrganizationCommand, KeyMode, parseScopes, RevokeApiKeyCommand, Scope, SCOPES } from '@app/access';
 import { AppError } from '@app/core';
+import { InviteUserCommand, IssuedSignInLink, ROLES, signInUrl } from '@app/console';
 import { ImportLegacyCertificatesCommand, LegacyCertificate, LegacyImportReport, parseLegacyFile, RevokeSigningKeyCommand, RotateSigningKeyCommand, SigningKeyStore } from '@app/notary';
 
 /**
@@ -32,6 +33,7 @@ export type ParsedCommand =
   | { command: 'keys:create'; orgId: string; scopes: Scope[]; mode: KeyMode; name: string | null; owner: string | null }
   | { command: 'keys:list'; orgId: string }
   | { command: 'keys:revoke'; keyId: string; reason: string | null }
+  | { command: 'users:invite'; orgId: string; email: string; name: string; role: string }
   | { command: 'signing-keys:list' }
   | { command: 'signing-keys:rotate' }
   | { command: 'signing-keys:revoke'; keyId: string }
@@ -101,6 +103,17 @@ const COMMANDS: Record<string, CommandSpec> = {
     options: { reason: { type: 'string' } },
     positionals: ['key_id'],
     build: (values, [keyId]) => ({ command: 'keys:revoke', keyId, reason: str(values.reason) ?? null }),
+  },
+  'users:invite': {
+    synopsis: 'users:invite --org <org_id> --email <email> --name <display name> [--role owner|admin|reviewer|viewer]',
+    summary: 'invite a person to the console (default role: owner, e.g. the first one); prints their one-time sign-in link',
+    options: { org: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } },
+    positionals: [],
+    build(values) {
+      const role = str(values.role)?.trim() || 'owner';
+      if (!(ROLES as readonly string[]).includes(role)) throw usageError(`--role must be one of ${ROLES.join(', ')}, not "${role}"`);
+      return { command: 'users:invite', orgId: required(values, 'org'), email: required(values, 'email'), name: required(values, 'name'), role };
+    },
   },
   'signing-keys:list': {
     synopsis: 'signing-keys list',
@@ -207,6 +220,8 @@ export type Dispatch = <R>(command: object) => Promise<R>;
 export interface CliServices {
   /** The access queries (organizations, key lists). */
   access: AccessService;
+  /** Where the server is reached (sign-in links point there). */
+  baseUrl: string;
   dispatch: Dispatch;
   /**
    * Opened only by the signing-key commands and the legacy import (they need KEY_ENCRYPTION_KEY):
@@ -244,5 +259,10 @@ export async function runCommand(cmd: RunnableCommand, services: CliServices): P
     }
     case 'keys:revoke':
       return services.dispatch<object>(new RevokeApiKeyCommand(cmd.keyId, { reason: cmd.reason }));
+    case 'users:invite': {
+      if (!(await access.getOrganization(cmd.orgId))) throw new AppError('not_found', `organization ${cmd.orgId} not found`, 404);
+      const link = await services.dispatch<IssuedSignInLink>(new InviteUserCommand(cmd.orgId, { email: cmd.email, displayName: cmd.name, role: cmd.role }, { kind: 'operator' }));
+      return { link_id: link.link_id, url: signInUrl(services.baseUrl, link.token), expires_at: link.expires_at, user: link.user };
+    }
   }
 }

@@ -12,7 +12,8 @@ import {
   RevokeApiKeyCommand,
   RevokeApiKeyHandler,
 } from '@app/access';
-import { AppConfig, AppError, ConfigError, DomainError, errorBody, loadConfig, resolveKeyEncryptionKey } from '@app/core';
+import { AppConfig, AppError, ConfigError, DomainError, errorBody, loadConfig, resolveKeyEncryptionKey, systemClock } from '@app/core';
+import { consoleMigrations, ConsoleReadModel, InviteUserCommand, InviteUserHandler, IssueSignInLinkHandler, SignInLinkRepository, UserRepository } from '@app/console';
 import { DataDirInUse, openEventStore, OpenedEventStore } from '@app/event-store';
 import {
   certificateMigrations,
@@ -47,7 +48,7 @@ function fail(err: CliError): number {
 
 async function open(config: AppConfig): Promise<OpenedEventStore> {
   try {
-    return await openEventStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations], projections: notaryProjections });
+    return await openEventStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...consoleMigrations], projections: notaryProjections });
   } catch (err) {
     if (err instanceof DataDirInUse) {
       throw new CliError(
@@ -123,6 +124,7 @@ async function main(argv: string[]): Promise<number> {
       [RevokeApiKeyCommand, async () => new RevokeApiKeyHandler(organizations, reads)],
       [RotateSigningKeyCommand, async () => new RotateSigningKeyHandler(keyRepository, keyEncryptionKey())],
       [RevokeSigningKeyCommand, async () => new RevokeSigningKeyHandler(keyRepository, keyEncryptionKey())],
+      [InviteUserCommand, async () => new InviteUserHandler(new UserRepository(opened.store), new IssueSignInLinkHandler(new SignInLinkRepository(opened.store), new ConsoleReadModel(opened.db), systemClock))],
       [ImportLegacyCertificatesCommand, async () => new ImportLegacyCertificatesHandler(keyRepository, new CertificateRepository(opened.store), opened.store, keyEncryptionKey())],
     ]);
     const dispatch: Dispatch = async <R>(command: object) => {
@@ -132,6 +134,7 @@ async function main(argv: string[]): Promise<number> {
     };
     const result = await runCommand(cmd, {
       access: new AccessService(reads, opened.store),
+      baseUrl: config.BASE_URL,
       dispatch,
       signingKeys: openSigningKeys,
     }).finally(() => (signingKeys as SigningKeyStore | null)?.stop());
@@ -140,6 +143,7 @@ async function main(argv: string[]): Promise<number> {
       hint(`next: npm run cli -- keys:create --org ${(result as { org_id: string }).org_id} --scopes <a,b> --mode test`);
     }
     if (cmd.command === 'keys:create') hint('store this key now: it is shown only once (the server keeps its hash only)');
+    if (cmd.command === 'users:invite') hint('give this link to the person: it signs them in to the console once, within 30 minutes');
     if (cmd.command === 'certificates:import-legacy') {
       const r = result as { imported: number; already_imported: number; keys_registered: unknown[] };
       hint(`imported ${r.imported}, already present ${r.already_imported}, legacy keys registered ${r.keys_registered.length}`);

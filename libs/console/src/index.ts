@@ -9,6 +9,10 @@ export type { UserRow, SessionRow, UserView, SessionView } from './people/consol
 export { ConsoleModule } from './http/console.module';
 export { DEMO_OWNER_EMAIL } from './http/first-owner';
 export { InviteUserCommand } from './invite-user/invite-user.command';
+export { InviteUserHandler } from './invite-user/invite-user.handler';
+export { IssueSignInLinkHandler } from './issue-sign-in-link/issue-sign-in-link.handler';
+export { UserRepository, SignInLinkRepository } from './people/console.repositories';
+export { ConsoleReadModel } from './people/console-read-model.repository';
 export { IssueSignInLinkCommand, signInUrl } from './issue-sign-in-link/issue-sign-in-link.command';
 export type { IssuedSignInLink } from './issue-sign-in-link/issue-sign-in-link.command';
 export { ChangeUserRoleCommand } from './change-user-role/change-user-role.command';
