@@ -33,7 +33,7 @@ invalid_json: { status: 400, retryable: false, when: 'the body is not valid JSON
   invalid_idempotency_key: { status: 400, retryable: false, when: '`Idempotency-Key` is not 1..255 printable ASCII characters' },
   webhook_target_not_allowed: { status: 400, retryable: false, when: 'a webhook endpoint `url` whose host is, or resolves to, a non-public address (private, loopback, link-local, unique-local, CGNAT, multicast, …), unless `WEBHOOK_ALLOW_PRIVATE_TARGETS=true`' },
   webhook_target_unresolvable: { status: 400, retryable: false, when: 'a webhook endpoint `url` whose host name does not resolve' },
-  auth_required: { status: 401, retryable: false, when: 'the `Authorization` header is missing on a protected route, malformed (not `Bearer cdp_live_…`/`cdp_test_…`), or the key is unknown, revoked or expired' },
+  auth_required: { status: 401, retryable: false, when: 'the `Authorization` header is missing on a protected route, malformed (not `Bearer cdp_live_…`/`cdp_test_…`), or the key is unknown, revoked or expired; on `GET /metrics`, the bearer is not `METRICS_TOKEN`' },
   sign_in_failed: { status: 401, retryable: false, when: 'console sign-in: a wrong email or password (the same answer for an unknown address), or a one-time sign-in link that is unknown, used or expired' },
   notary_paywall: { status: 402, retryable: false, when: 'the organization used its 3 free certifications and has no credits' },
   payment_declined: { status: 402, retryable: false, when: '`POST /api/cdp/transactions/{id}/execute`: the settlement provider declined the payment; final (a declined payment is not retried; a later execute answers 409 `payment_declined`)' },
