@@ -239,6 +239,10 @@ describe('SDK client: every endpoint (e2e)', () => {
     expect(sessions).toEqual([expect.objectContaining({ user_id: userId, method: 'link', status: 'active' })]);
     await expect(sigil.revokeSession(sessions[0].session_id)).resolves.toMatchObject({ status: 'revoked' });
     expect(await failure(sigil.getUser('usr_000000000000000000000000'))).toMatchObject({ status: 404, code: 'not_found' });
+
+    const made = await sigil.createApiKey({ scopes: ['payments:read'], mode: 'test', name: 'sdk-made' });
+    expect(made).toMatchObject({ key: expect.stringMatching(/^cdp_test_/), scopes: ['payments:read'], name: 'sdk-made' });
+    await expect(sigil.revokeApiKey(made.key_id)).resolves.toMatchObject({ key_id: made.key_id, status: 'revoked' });
   });
 
   it('has one method per operation of the document, and every one of them was called with success', () => {

@@ -19,5 +19,7 @@ export { CreateApiKeyCommand } from './create-api-key/create-api-key.command';
 export { CreateApiKeyHandler } from './create-api-key/create-api-key.handler';
 export { RevokeApiKeyCommand } from './revoke-api-key/revoke-api-key.command';
 export { RevokeApiKeyHandler } from './revoke-api-key/revoke-api-key.handler';
+export { checkGrantable } from './create-api-key/create-api-key.controller';
+export type { CreatedApiKey } from './create-api-key/create-api-key.command';
 export { CreateSandboxKeyCommand } from './create-sandbox-key/create-sandbox-key.command';
 export { DemoOrganizationCreated } from './http/demo-organization';

@@ -25,3 +25,6 @@ export function parseScopes(list: string): { scopes: Scope[]; unknown: string[] 
 
 export const missingScopes = (granted: readonly string[], required: readonly Scope[]): Scope[] =>
   required.filter((s) => !granted.includes(s));
+
+/** Scopes a creator may not grant: whoever makes a key (a key with keys:manage, a person) grants only scopes it holds. */
+export const scopesBeyond = (creator: readonly string[], requested: readonly Scope[]): Scope[] => requested.filter((s) => !creator.includes(s));

@@ -3,10 +3,12 @@ import { APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AppConfig, Redis, REDIS } from '@app/core';
 import { EventStore, SqlDatabase } from '@app/event-store';
+import { CreateApiKeyController } from '../create-api-key/create-api-key.controller';
 import { CreateApiKeyHandler } from '../create-api-key/create-api-key.handler';
 import { CreateOrganizationHandler } from '../create-organization/create-organization.handler';
 import { CreateSandboxKeyController } from '../create-sandbox-key/create-sandbox-key.controller';
 import { CreateSandboxKeyHandler } from '../create-sandbox-key/create-sandbox-key.handler';
+import { RevokeApiKeyController } from '../revoke-api-key/revoke-api-key.controller';
 import { RevokeApiKeyHandler } from '../revoke-api-key/revoke-api-key.handler';
 import { AccessQueries } from '../keys/access-queries';
 import { AccessReadModel } from '../keys/access-read-model.repository';
@@ -29,7 +31,7 @@ export class AccessModule {
     return {
       module: AccessModule,
       imports: [CqrsModule],
-      controllers: [CreateSandboxKeyController, QuotaController, KeysController],
+      controllers: [CreateSandboxKeyController, QuotaController, KeysController, CreateApiKeyController, RevokeApiKeyController],
       providers: [
         { provide: AccessQueries, useFactory: (db: SqlDatabase) => new AccessReadModel(db), inject: [SqlDatabase] },
         { provide: OrganizationRepository, useFactory: (store: EventStore) => new OrganizationRepository(store), inject: [EventStore] },

@@ -71,4 +71,18 @@ export const apiKeyViewSchema = apiOutput(
   }),
 );
 
+export const createdApiKeySchema = apiOutput(
+  'CreatedApiKey',
+  z.object({
+    key_id: z.string(),
+    key: z.string().describe('cdp_test_… or cdp_live_…: shown this once (only its SHA-256 is stored)'),
+    org_id: z.string(),
+    scopes: z.array(scope),
+    mode,
+    expires_at: z.string().nullable(),
+    name: z.string().nullable(),
+    owner: z.string().nullable(),
+  }),
+);
+
 export const apiKeyListSchema = apiOutput('ApiKeyList', z.object({ keys: z.array(apiKeyViewSchema) }));

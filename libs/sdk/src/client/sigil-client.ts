@@ -286,12 +286,14 @@ export class SigilClient extends SigilTransport {
   }
 
 
-  // ---- People and console sessions (users:manage). An invitation's or a new link's `url` is a one-time sign-in link, shown once.
+  // ---- People and console sessions (users:manage); API keys (keys:manage). A new key's secret and a sign-in link's `url` are shown once.
   listUsers(): Promise<ResponseOf<'listUsers'>> { return this.request('GET', '/api/users'); }
   inviteUser(body: BodyOf<'inviteUser'>): Promise<ResponseOf<'inviteUser'>> { return this.request('POST', '/api/users', { body, ...ONCE }); }
   getUser(userId: string): Promise<ResponseOf<'getUser'>> { return this.request('GET', path`/api/users/${userId}`); }
   changeUser(userId: string, body: BodyOf<'changeUser'>): Promise<ResponseOf<'changeUser'>> { return this.request('PATCH', path`/api/users/${userId}`, { body, ...SAME_RESULT }); }
   createSignInLink(userId: string): Promise<ResponseOf<'createSignInLink'>> { return this.request('POST', path`/api/users/${userId}/sign-in-links`, ONCE); }
   listSessions(query: QueryOf<'listSessions'> = {}): Promise<ResponseOf<'listSessions'>> { return this.request('GET', '/api/sessions', { query }); }
+  createApiKey(body: BodyOf<'createApiKey'>): Promise<ResponseOf<'createApiKey'>> { return this.request('POST', '/api/keys', { body, ...ONCE }); }
+  revokeApiKey(keyId: string): Promise<ResponseOf<'revokeApiKey'>> { return this.request('DELETE', path`/api/keys/${keyId}`, SAME_RESULT); }
   revokeSession(sessionId: string): Promise<ResponseOf<'revokeSession'>> { return this.request('DELETE', path`/api/sessions/${sessionId}`, SAME_RESULT); }
 }

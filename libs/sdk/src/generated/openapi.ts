@@ -97,7 +97,8 @@ export interface paths {
         /** The keys of the caller’s organization (never secrets) */
         get: operations["listApiKeys"];
         put?: never;
-        post?: never;
+        /** Create an API key of the caller’s organization (the secret is in this answer only) */
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -115,7 +116,8 @@ export interface paths {
         get: operations["getApiKey"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Revoke a key of the caller’s organization at once (revoking again changes nothing) */
+        delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1079,6 +1081,28 @@ export interface components {
         ChangeUserRequest: {
             /** @enum {string} */
             role: "owner" | "admin" | "reviewer" | "viewer";
+        };
+        CreateApiKeyRequest: {
+            /** @description at most the scopes of the calling key */
+            scopes: ("payments:write" | "payments:read" | "receipts:read" | "webhooks:manage" | "certificates:write" | "approvals:manage" | "users:manage" | "keys:manage")[];
+            /** @enum {string} */
+            mode: "test" | "live";
+            name?: string;
+            /** @description who holds the key (for separation of duties between requesters and reviewers) */
+            owner?: string;
+            expires_at?: string;
+        };
+        CreatedApiKey: {
+            key_id: string;
+            /** @description cdp_test_… or cdp_live_…: shown this once (only its SHA-256 is stored) */
+            key: string;
+            org_id: string;
+            scopes: ("payments:write" | "payments:read" | "receipts:read" | "webhooks:manage" | "certificates:write" | "approvals:manage" | "users:manage" | "keys:manage")[];
+            /** @enum {string} */
+            mode: "test" | "live";
+            expires_at: string | null;
+            name: string | null;
+            owner: string | null;
         };
         CreateWebhookEndpointRequest: {
             url: string;
@@ -2108,7 +2132,71 @@ export interface operations {
             };
         };
     };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
         parameters: {
             query?: never;
             header?: never;
