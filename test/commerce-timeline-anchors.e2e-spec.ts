@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AccessService } from '@app/access';
 import { AnchorTimelinesCommand, AnchorTimelinesHandler, ExpirySweep } from '@app/commerce';
-import { eventHash, RecordedEvent, SqlDatabase } from '@app/event-store';
+import { EventStore, eventHash, SqlDatabase } from '@app/event-store';
 import { verifyTimeline } from '@app/sdk';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -147,11 +147,11 @@ describe('timeline anchors (e2e)', () => {
   it('an anchor with a forged signature, or naming another hash, is invalid even when the chain is rebuilt around it', async () => {
     const key = await integrator();
     const rewrite = async (txn: string, edit: (anchor: { payload: Record<string, unknown>; signature: { value: string } }) => void) => {
-      const [row] = await db.query<RecordedEvent & { hashed_type: string | null }>('SELECT * FROM events WHERE stream_id = $1 AND revision = 2', [`transaction-${txn}`]);
+      // The event as the store reads it (its hashed fields normalized), edited, its hash recomputed: the chain holds.
+      const [row] = await t.app.get(EventStore).readStream(`transaction-${txn}`, { fromRevision: 2 });
       const data = row.data as { anchor: never };
       edit(data.anchor);
-      const stored = { ...row, data, recorded_at: new Date(row.recorded_at).toISOString(), hashed_type: row.hashed_type ?? undefined };
-      const hash = eventHash(stored);
+      const hash = eventHash({ ...row, data });
       await db.query('UPDATE events SET data = $2::json, hash = $3 WHERE event_id = $1', [row.event_id, JSON.stringify(data), hash]);
       await db.query('UPDATE streams SET last_hash = $2 WHERE stream_id = $1', [row.stream_id, hash]);
     };
