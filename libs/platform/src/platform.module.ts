@@ -2,7 +2,7 @@ import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, Optional 
 import { APP_CONFIG, AppConfig, createRedis, KEY_ENCRYPTION_KEY, LOGGER, Redis, REDIS, resolveKeyEncryptionKey } from '@app/core';
 import { EventStoreModule, InlineProjection, Migration, ProjectionHost, SqlDatabase } from '@app/event-store';
 import type { Logger } from '@app/http';
-import { Metrics, MetricsModule } from '@app/metrics';
+import { Metrics, metricsExposure, MetricsModule } from '@app/metrics';
 import { Lifecycle } from './lifecycle';
 import { ReadinessService } from './readiness';
 
@@ -30,8 +30,9 @@ export class PlatformModule implements OnApplicationShutdown {
   constructor(@Optional() @Inject(REDIS) private readonly redis: Redis | null) {}
 
   static forRoot({ config, logger, migrations, projections, runWorkers }: PlatformOptions): DynamicModule {
-    // One registry per application (tests start several in one process).
-    const metrics = new Metrics();
+    // One registry per application (tests start several in one process); the process metrics
+    // (an event-loop delay monitor, a GC observer) only where metrics are served.
+    const metrics = new Metrics({ defaultMetrics: metricsExposure(config).mode !== 'off' });
     return {
       module: PlatformModule,
       imports: [
