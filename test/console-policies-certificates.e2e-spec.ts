@@ -176,6 +176,7 @@ describe('console policies and certificates pages (e2e)', () => {
       const big = await b.send('POST', '/console/certificates', multipart({ csrf }, [{ name: 'file', filename: 'big.txt', content: Buffer.alloc(5_000_001, 'a') }]));
       expect(big.status).toBe(413);
       expect(big.body).toMatch(/data-field="file">exceeds 5,000,000 characters/);
+      expect((await b.send('GET', '/console/certificates?cursor=garbage')).status).toBe(400);
       // No CSRF token.
       expect((await b.send('POST', '/console/certificates', multipart({ content: 'x' }))).status).toBe(403);
       // The multipart parser answers console paths only: the API stays JSON.

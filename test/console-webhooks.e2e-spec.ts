@@ -116,6 +116,10 @@ describe('console webhooks pages (e2e)', () => {
     // An unknown action, a malformed id: the 404 page.
     expect((await b.send('POST', `/console/webhooks/${ep.id}/explode`, { csrf })).status).toBe(404);
     expect((await b.send('GET', '/console/webhooks/ep_nope')).status).toBe(404);
+    // A cursor this service did not issue: 400, said on the page.
+    const badCursor = await b.send('GET', `/console/webhooks/${ep.id}?cursor=garbage`);
+    expect(badCursor.status).toBe(400);
+    expect(badCursor.body).toContain('cursor is not one this service issued');
 
     // Delete: gone from the list, its page 404.
     expect(await b.send('POST', `/console/webhooks/${ep.id}/delete`, { csrf })).toMatchObject({ status: 303, headers: { location: '/console/webhooks?done=deleted' } });
