@@ -120,4 +120,30 @@ describe('console in a browser (e2e)', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it('keys: create a key (shown once), the API takes it; revoke it, the API refuses it at once', async () => {
+    const { admin } = await world();
+    const invited = (await api('POST', '/api/users', admin.key, { email: `adm-${randomBytes(4).toString('hex')}@example.com`, display_name: 'Ari Admin', role: 'admin' })).body as { url: string };
+    const link = new URL(invited.url);
+    const { page, problems } = await open();
+    await page.goto(`${base}${link.pathname}${link.search}`);
+    await Promise.all([page.waitForURL(`${base}/console/approvals`), page.click('#use-link')]);
+    await page.click('a[href="/console/keys"]');
+    await page.fill('#key-name', 'reporting');
+    await page.selectOption('#key-mode', 'live');
+    await page.check('#scope-payments-read');
+    await Promise.all([page.waitForSelector('#new-key-secret'), page.click('form[action="/console/keys"] button[type="submit"]')]);
+    const secret = (await page.textContent('#new-key-secret'))!;
+    expect(secret).toMatch(/^cdp_live_[0-9a-f]{64}$/);
+    expect(await fitsWidth(page)).toBe(true);
+    const me = await api('GET', '/api/me', secret);
+    expect(me).toMatchObject({ status: 200, body: { scopes: ['payments:read'] } });
+
+    const row = page.locator(`tr[data-key-id="${me.body.key_id as string}"]`);
+    await Promise.all([page.waitForURL(/done=revoked/), row.locator('button').click()]);
+    expect(await page.locator(`tr[data-key-id="${me.body.key_id as string}"] .status`).textContent()).toBe('revoked');
+    expect((await api('GET', '/api/me', secret)).status).toBe(401);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

@@ -242,4 +242,36 @@ describe('console (e2e)', () => {
     expect(refused.body).toContain('Your role (viewer) cannot review payments');
     expect((await api('GET', `/api/cdp/transactions/${three.transaction_id}`, a.agent)).body).toMatchObject({ status: 'needs_review' });
   });
+
+  it('keys page: an admin creates a key (shown once) that works at once, and revokes it: the API refuses it at once; a viewer is refused; a foreign key is 404', async () => {
+    const a = await org();
+    const admin = await signInByLink((await invite(a, 'admin')).url);
+    const page = await admin.send('GET', '/console/keys');
+    expect(page.status).toBe(200);
+    const csrf = admin.csrf(page.body);
+    expect((await admin.send('POST', '/console/keys', { csrf, mode: 'test' })).status).toBe(400);
+    expect((await admin.send('POST', '/console/keys', { csrf: 'x', mode: 'test', scope_payments_read: 'on' })).status).toBe(403);
+    const made = await admin.send('POST', '/console/keys', { csrf, mode: 'live', name: 'reporting <1>', scope_payments_read: 'on' });
+    expect(made.status).toBe(201);
+    const secret = /id="new-key-secret">(cdp_live_[0-9a-f]{64})</.exec(made.body)![1];
+    expect(made.body).toContain('reporting &#60;1&#62;');
+    const me = await api('GET', '/api/me', secret);
+    expect(me).toMatchObject({ status: 200, body: { scopes: ['payments:read'], mode: 'live' } });
+    expect((await admin.send('GET', '/console/keys')).body).not.toContain(secret);
+
+    const keyId = me.body.key_id as string;
+    expect(await admin.send('POST', `/console/keys/${keyId}/revoke`, { csrf })).toMatchObject({ status: 303, headers: { location: '/console/keys?done=revoked' } });
+    expect(await api('GET', '/api/me', secret)).toMatchObject({ status: 401, body: { error: 'auth_required' } });
+
+    const other = await org();
+    const foreign = await access.createApiKey(other.orgId, { scopes: ['payments:read'], mode: 'test' });
+    expect((await admin.send('POST', `/console/keys/${foreign.key_id}/revoke`, { csrf })).status).toBe(404);
+    expect(await api('GET', '/api/me', foreign.key)).toMatchObject({ status: 200 });
+    expect((await admin.send('POST', '/console/keys/nope/revoke', { csrf })).status).toBe(404);
+
+    const viewer = await signInByLink((await invite(a, 'viewer')).url);
+    const refused = await viewer.send('GET', '/console/keys');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('cannot manage API keys');
+  });
 });

@@ -23,6 +23,7 @@ import { ConsoleReads } from './console-reads';
 import { FirstOwner } from './first-owner';
 import { registerConsoleFormParser } from './form-parser';
 import { PeopleController } from './people.controllers';
+import { KeysConsoleController } from './keys.console.controller';
 import { SignInController } from './sign-in.controller';
 import { CertificatesConsoleController } from './certificates.console.controller';
 import { PoliciesConsoleController } from './policies.console.controller';
@@ -37,7 +38,7 @@ export class ConsoleModule implements OnModuleInit {
     return {
       module: ConsoleModule,
       imports: [CqrsModule],
-      controllers: [SignInController, ConsoleController, PeopleController, WebhooksConsoleController, PoliciesConsoleController, CertificatesConsoleController],
+      controllers: [SignInController, ConsoleController, PeopleController, WebhooksConsoleController, PoliciesConsoleController, CertificatesConsoleController, KeysConsoleController],
       providers: [
         { provide: ConsoleQueries, useFactory: (db: SqlDatabase) => new ConsoleReadModel(db), inject: [SqlDatabase] },
         { provide: UserRepository, useFactory: (store: EventStore) => new UserRepository(store), inject: [EventStore] },

@@ -39,6 +39,7 @@ const NAV: [string, string][] = [
   ['/console/webhooks', 'Webhooks'],
   ['/console/policies', 'Policies'],
   ['/console/certificates', 'Certificates'],
+  ['/console/keys', 'Keys'],
   ['/console/account', 'Account'],
 ];
 
