@@ -31,8 +31,9 @@ export class PlatformModule implements OnApplicationShutdown {
 
   static forRoot({ config, logger, migrations, projections, runWorkers }: PlatformOptions): DynamicModule {
     // One registry per application (tests start several in one process); the process metrics
-    // (an event-loop delay monitor, a GC observer) only where metrics are served.
-    const metrics = new Metrics({ defaultMetrics: metricsExposure(config).mode !== 'off' });
+    // (an event-loop delay monitor, a GC observer) and append timing only where metrics are served.
+    const served = metricsExposure(config).mode !== 'off';
+    const metrics = new Metrics({ defaultMetrics: served });
     return {
       module: PlatformModule,
       imports: [
@@ -44,7 +45,7 @@ export class PlatformModule implements OnApplicationShutdown {
           projections,
           // WORKERS=off: this process serves HTTP only; `start:worker` processes run projections.
           runProjections: runWorkers ?? config.WORKERS === 'on',
-          onAppend: (method, seconds) => metrics.eventStoreAppend(method, seconds),
+          onAppend: served ? (method, seconds) => metrics.eventStoreAppend(method, seconds) : undefined,
         }),
       ],
       providers: [

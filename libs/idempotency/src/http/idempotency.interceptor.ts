@@ -41,19 +41,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const owner = scopeOwner(req.access);
     const kek = options.sealResponse ? this.sealingKey() : undefined;
     let fresh: unknown;
-    const result = await this.idempotency
-      .run(
+    let result;
+    try {
+      result = await this.idempotency.run(
         { orgId: owner, key, method: req.method, path: req.url, body: req.body, query: req.query as Record<string, unknown> | undefined },
         // Nest sets the route's status before the handler runs; a handler may change it.
         async () => {
           fresh = await lastValueFrom(next.handle(), { defaultValue: undefined });
           return { status: reply.statusCode, body: kek ? sealResponse(kek, owner, key, fresh) : fresh };
         },
-      )
-      .catch((err: unknown) => {
-        this.count(req, err);
-        throw err;
-      });
+      );
+    } catch (err) {
+      this.count(req, err);
+      throw err;
+    }
     if (!result.replayed) return of(fresh);
     this.metrics?.idempotencyReplayed(req.routeOptions.url ?? UNMATCHED_ROUTE);
     reply.status(result.status);
