@@ -85,6 +85,23 @@ describe('console webhooks pages (e2e)', () => {
     expect(after.body).toContain(`data-endpoint-id="${ep.id}"`);
     expect(after.body).not.toContain(ep.secret);
 
+    // The create form sent again (a reload of its answer) makes no second endpoint, and shows no secret.
+    const form = await b.send('GET', '/console/webhooks');
+    const formKey = /name="form_key" value="([0-9a-f-]{36})"/.exec(form.body)![1];
+    const again = { csrf, form_key: formKey, url: receiver.route('again').url, 'event:receipt.issued': 'on' };
+    const first = await b.send('POST', '/console/webhooks', again);
+    expect(first.body).toMatch(/<code id="secret">whsec_/);
+    const second = await b.send('POST', '/console/webhooks', again);
+    expect(second.status).toBe(200);
+    expect(second.body).toContain('This form was sent before');
+    expect(second.body).not.toContain('whsec_');
+    expect((await b.send('GET', '/console/webhooks')).body.match(/data-endpoint-id=/g)).toHaveLength(2);
+    // The same form key with another URL: refused on the form (422), nothing made.
+    const reused = await b.send('POST', '/console/webhooks', { ...again, url: receiver.route('other').url });
+    expect(reused.status).toBe(422);
+    expect(reused.body).toContain('already used');
+    expect((await b.send('GET', '/console/webhooks')).body.match(/data-endpoint-id=/g)).toHaveLength(2);
+
     // Edit subscriptions.
     const page = await b.send('GET', `/console/webhooks/${ep.id}`);
     expect(page.status).toBe(200);

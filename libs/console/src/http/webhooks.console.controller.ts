@@ -1,9 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AppError } from '@app/core';
 import { ZodPipe } from '@app/http';
+import { IdempotencyService } from '@app/idempotency';
 import {
   CreateEndpointCommand,
   createEndpointBody,
@@ -31,6 +33,8 @@ import { checkCsrf, ConsolePageFilter, ConsoleRequest, formField, redirect, requ
 
 const notFound = () => new AppError('not_found', 'not found', 404);
 const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'];
+/** The create form's one-time key (a uuid the page puts in it). */
+const FORM_KEY_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const DONE: Record<string, string> = {
   test: 'A webhook.test ping is on its way: it shows in the deliveries below.',
@@ -59,6 +63,7 @@ export class WebhooksConsoleController {
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
     private readonly auth: ConsoleAuth,
+    private readonly modules: ModuleRef,
   ) {}
 
   @Get()
@@ -74,13 +79,26 @@ export class WebhooksConsoleController {
     const viewer = await this.viewer(req, reply, body);
     if (!viewer) return;
     const draft = draftOf(body);
+    const formKey = formField(body, 'form_key');
     const result = await attempt(async () => {
       const input = new ZodPipe(createEndpointBody).transform({ url: draft.url, event_types: draft.event_types, ...(draft.description.trim() ? { description: draft.description } : {}) });
-      return this.commands.execute<CreateEndpointCommand, EndpointItem & { secret: string }>(new CreateEndpointCommand(viewer.user.org_id, input));
+      let secret: string | null = null;
+      const create = async () => {
+        const created = await this.commands.execute<CreateEndpointCommand, EndpointItem & { secret: string }>(new CreateEndpointCommand(viewer.user.org_id, input));
+        secret = created.secret;
+        return { status: 200, body: { id: created.id, url: created.url } };
+      };
+      // The form's one-time key (as the API's Idempotency-Key): sent again (a reload of the answer),
+      // it finds the endpoint made the first time instead of making another. Only the endpoint's
+      // id is kept with the key, never its secret, so the repeat says the secret was shown once.
+      const answer = FORM_KEY_RE.test(formKey)
+        ? await this.modules.get(IdempotencyService, { strict: false }).run({ orgId: viewer.user.org_id, key: `console-form-${formKey}`, method: 'POST', path: '/console/webhooks', body: input }, create)
+        : await create();
+      return { endpoint: answer.body, secret: secret as string | null };
     });
     if (!result.ok) return sendPage(reply, result.problem.status, endpointsPage(viewer, await this.endpoints(viewer), WEBHOOK_EVENT_TYPES, { problem: result.problem, draft }));
-    req.log.info({ event: 'console.webhook_endpoint_created', user_id: viewer.user.user_id, endpoint_id: result.value.id }, 'console webhook endpoint');
-    sendPage(reply, 200, secretPage(viewer, result.value, result.value.secret, null));
+    req.log.info({ event: 'console.webhook_endpoint_created', user_id: viewer.user.user_id, endpoint_id: result.value.endpoint.id, repeated: result.value.secret === null }, 'console webhook endpoint');
+    sendPage(reply, 200, secretPage(viewer, result.value.endpoint, result.value.secret, null));
   }
 
   @Get('deliveries/:id')

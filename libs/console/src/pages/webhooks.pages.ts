@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ConsoleViewer } from '../people/console-auth';
 import { FieldMessages, FormProblem } from './field-messages';
 import { esc, hidden, page } from './layout';
@@ -89,14 +90,23 @@ export function endpointsPage(viewer: ConsoleViewer, endpoints: EndpointItem[], 
     : '<p id="empty">No endpoint yet.</p>';
   const form = `<form method="post" action="/console/webhooks" class="card" id="create-endpoint">
 <h2>Add an endpoint</h2>${m.summary()}
-${hidden('csrf', viewer.csrf)}${endpointFields(eventTypes, draft, m)}
+${hidden('csrf', viewer.csrf)}${hidden('form_key', randomUUID())}${endpointFields(eventTypes, draft, m)}
 <p><button type="submit">Create endpoint</button></p>
 </form>`;
   return page('Webhooks', table + form, { viewer, flash: options.flash });
 }
 
-/** The secret, once: after creating an endpoint or rotating its secret. */
-export function secretPage(viewer: ConsoleViewer, endpoint: { id: string; url: string }, secret: string, rotated: { previous_secret_expires_at: string } | null): string {
+/** The secret, once: after creating an endpoint or rotating its secret (null: the create form was sent again, and its secret was shown the first time). */
+export function secretPage(viewer: ConsoleViewer, endpoint: { id: string; url: string }, secret: string | null, rotated: { previous_secret_expires_at: string } | null): string {
+  const link = `<p><a href="/console/webhooks/${esc(endpoint.id)}" id="to-endpoint">Go to the endpoint</a></p>`;
+  if (secret === null) {
+    return page(
+      'Endpoint created',
+      `<p class="flash ok" role="status" id="repeated">This form was sent before: the endpoint exists, and its signing secret was shown then, once. If it was not copied, rotate the secret on the endpoint's page.</p>
+<dl class="facts"><dt>Endpoint</dt><dd>${esc(endpoint.url)}</dd></dl>${link}`,
+      { viewer },
+    );
+  }
   const note = rotated
     ? `<p>The previous secret keeps signing beside this one until ${esc(rotated.previous_secret_expires_at)}.</p>`
     : '<p>Deliveries are signed with it (Standard Webhooks: <code>webhook-signature</code>).</p>';
@@ -104,7 +114,7 @@ export function secretPage(viewer: ConsoleViewer, endpoint: { id: string; url: s
     rotated ? 'New signing secret' : 'Endpoint created',
     `<p class="flash ok" role="status">Copy the signing secret now: it is not shown again.</p>
 <dl class="facts"><dt>Endpoint</dt><dd>${esc(endpoint.url)}</dd><dt>Signing secret</dt><dd><code id="secret">${esc(secret)}</code></dd></dl>${note}
-<p><a href="/console/webhooks/${esc(endpoint.id)}" id="to-endpoint">Go to the endpoint</a></p>`,
+${link}`,
     { viewer },
   );
 }
