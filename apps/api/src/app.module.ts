@@ -30,7 +30,7 @@ export class AppModule {
         NotaryModule.forRoot(config, { settlementProvider }),
         WebhooksModule.forRoot(config),
         CommerceModule.forRoot(config, { settlementProvider }),
-        ConsoleModule.forRoot(),
+        ConsoleModule.forRoot(config),
         ...imports,
       ],
       controllers: [HealthController],

@@ -65,7 +65,7 @@ export class ConsolePageFilter implements ExceptionFilter {
     if (status >= 500) req.log?.error({ err: exception }, 'request failed');
     if (reply.sent) return;
     const title =
-      status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : status === 401 ? 'Sign in first' : status === 409 ? 'Already decided or changed' : status >= 500 ? 'Something went wrong' : 'That did not work';
+      status === 404 ? 'Not found' : status === 429 ? 'Too many attempts' : status === 403 ? 'Not allowed' : status === 401 ? 'Sign in first' : status === 409 ? 'Already decided or changed' : status >= 500 ? 'Something went wrong' : 'That did not work';
     const message = status === 404 ? 'There is nothing here, or it belongs to another organization.' : body.message;
     void reply.headers(headers);
     sendPage(reply, status, errorPage(status, title, message, req.consoleViewer ?? null));

@@ -3,7 +3,8 @@ import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { FastifyInstance } from 'fastify';
 import { TransactionQueries } from '@app/commerce';
-import { Clock, systemClock } from '@app/core';
+import { RateLimitStore } from '@app/access';
+import { AppConfig, Clock, systemClock } from '@app/core';
 import { EventStore, SqlDatabase } from '@app/event-store';
 import { ConsoleCertificates } from '../certificates/console-certificates.repository';
 import { ChangeUserRoleHandler } from '../change-user-role/change-user-role.handler';
@@ -24,6 +25,7 @@ import { FirstOwner } from './first-owner';
 import { registerConsoleFormParser } from './form-parser';
 import { PeopleController } from './people.controllers';
 import { KeysConsoleController } from './keys.console.controller';
+import { SignInThrottle } from './sign-in-throttle';
 import { SignInController } from './sign-in.controller';
 import { CertificatesConsoleController } from './certificates.console.controller';
 import { PoliciesConsoleController } from './policies.console.controller';
@@ -34,7 +36,7 @@ import { WebhooksConsoleController } from './webhooks.console.controller';
 export class ConsoleModule implements OnModuleInit {
   constructor(private readonly http: HttpAdapterHost) {}
 
-  static forRoot(): DynamicModule {
+  static forRoot(config: Pick<AppConfig, 'RATE_LIMITS'>): DynamicModule {
     return {
       module: ConsoleModule,
       imports: [CqrsModule],
@@ -57,6 +59,8 @@ export class ConsoleModule implements OnModuleInit {
         SignInWithPasswordHandler,
         RevokeSessionHandler,
         FirstOwner,
+        // The API's counter store (the access module's), looked up once it exists.
+        { provide: SignInThrottle, useFactory: (ref: ModuleRef) => new SignInThrottle(() => ref.get(RateLimitStore, { strict: false }), config.RATE_LIMITS !== 'off'), inject: [ModuleRef] },
       ],
       exports: [ConsoleQueries],
     };

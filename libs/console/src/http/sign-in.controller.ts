@@ -15,6 +15,7 @@ import { RevokeSessionCommand } from '../revoke-session/revoke-session.command';
 import { SignInWithPasswordCommand } from '../sign-in-with-password/sign-in-with-password.command';
 import { checkCsrf, ConsolePageFilter, ConsoleRequest, formField, isSecure, redirect, sendPage } from './console-http';
 import { clearedCookie, cookie, parseCookies, PRE_SESSION_COOKIE, SESSION_COOKIE } from './cookies';
+import { SignInThrottle } from './sign-in-throttle';
 
 /**
  * Signing in and out, and the console's assets. Before a session exists, the sign-in forms are
@@ -27,6 +28,7 @@ export class SignInController {
   constructor(
     private readonly commands: CommandBus,
     private readonly auth: ConsoleAuth,
+    private readonly throttle: SignInThrottle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -56,6 +58,7 @@ export class SignInController {
   async signInWithPassword(@Req() req: ConsoleRequest, @Res() reply: FastifyReply, @Body() body: unknown) {
     const email = formField(body, 'email');
     if (!this.preSessionValid(req, body)) return sendPage(reply, 403, signInPage(this.preSessionToken(req, reply), { email, error: 'The form expired; try again.' }));
+    await this.throttle.admit(req.ip, email);
     try {
       const signedIn = await this.commands.execute<SignInWithPasswordCommand, SignedIn>(new SignInWithPasswordCommand(email, formField(body, 'password')));
       this.startSession(req, reply, signedIn);
@@ -76,6 +79,7 @@ export class SignInController {
   async redeemLink(@Req() req: ConsoleRequest, @Res() reply: FastifyReply, @Body() body: unknown) {
     const token = formField(body, 'token').slice(0, 100);
     if (!this.preSessionValid(req, body)) return sendPage(reply, 403, signInLinkPage(token, this.preSessionToken(req, reply), 'The form expired; press the button again.'));
+    await this.throttle.admit(req.ip);
     try {
       this.startSession(req, reply, await this.commands.execute<RedeemSignInLinkCommand, SignedIn>(new RedeemSignInLinkCommand(token)));
     } catch (err) {
