@@ -61,7 +61,7 @@ describe('console webhooks and policies in a browser (e2e)', () => {
   it('creates an endpoint and redelivers a failed delivery; edits a policy with a mistake and sees the field\u2019s message', async () => {
     const link = await admin();
     // The receiver refuses the first series (three attempts) and takes the redelivery.
-    const route = receiver.route('journey', (n) => (n <= 3 ? { status: 500, body: 'receiver <b>down</b>' } : { status: 204 }));
+    const route = receiver.route('journey-endpoint-with-a-rather-long-path-for-a-narrow-screen', (n) => (n <= 3 ? { status: 500, body: 'receiver <b>down</b>' } : { status: 204 }));
 
     const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
     const problems: string[] = [];
@@ -92,6 +92,7 @@ describe('console webhooks and policies in a browser (e2e)', () => {
     expect(await fitsWidth(page)).toBe(true);
     await Promise.all([page.waitForURL(/\/console\/webhooks\/ep_[0-9a-f]{32}$/), page.click('#to-endpoint')]);
     const endpointUrl = page.url();
+    expect(await fitsWidth(page)).toBe(true);
 
     // Send a test (the button, with Enter); the receiver refuses it three times.
     await page.focus('form[action$="/test"] button');
