@@ -88,6 +88,14 @@ describe('sigil CLI (e2e)', () => {
     anchorEntry.metadata.anchor = anchorEntry.stored.data.anchor;
     anchorEntry.hash = anchorEntry.stored.hash = eventHash(anchorEntry.stored);
     writeFileSync(f('timeline-forged-anchor.json'), JSON.stringify(forged));
+    // The receipt event rewritten and every hash after it rebuilt: the chain holds, but the anchor names the old hash.
+    const rewritten = JSON.parse(JSON.stringify(timeline));
+    const [issued, sealed] = rewritten.events.slice(-2);
+    issued.stored.data.receipt_hash = issued.metadata.receipt_hash = 'sha256:' + 'e'.repeat(64);
+    issued.hash = issued.stored.hash = eventHash(issued.stored);
+    sealed.prev_hash = sealed.stored.prev_hash = issued.hash;
+    sealed.hash = sealed.stored.hash = eventHash(sealed.stored);
+    writeFileSync(f('timeline-mismatched-anchor.json'), JSON.stringify(rewritten));
     blocked = (await call('POST', '/api/cdp/authorize', { amount_cents: 70_000, currency: 'USD', merchant_id: 'm_cli', purpose_tag: 'software', expiration_iso: new Date(Date.now() + 3_600_000).toISOString() })).transaction_id;
     timeline.events[1].stored.data.decision = 'needs_review';
     writeFileSync(f('tampered-timeline.json'), JSON.stringify(timeline));
@@ -186,12 +194,14 @@ describe('sigil CLI (e2e)', () => {
       expect(JSON.parse(bad.stdout)).toMatchObject({ valid: false, timeline: { reason: 'hash_mismatch', broken_at_revision: 1 } });
     });
 
-    it('a saved timeline without its anchor, or with a forged one, is invalid; a terminal one needs the keys', async () => {
+    it('a saved timeline without its anchor, with a forged one, or with one naming another hash, is invalid; a terminal one needs the keys', async () => {
       const cut = await sigil(['timeline', 'verify', f('timeline-no-anchor.json'), '--keys', f('keys.json')]);
       expect(cut).toMatchObject({ code: 1, stdout: expect.stringMatching(/^invalid: anchor_missing: transaction-\S+ at revision 5: the timeline ends receipt_issued at revision 4 without the anchor that must follow its terminal event/) });
       const forged = await sigil(['timeline', 'verify', f('timeline-forged-anchor.json'), '--keys', f('keys.json'), '--json']);
       expect(forged.code).toBe(1);
       expect(JSON.parse(forged.stdout)).toMatchObject({ valid: false, timeline: { reason: 'anchor_signature_invalid', anchor: { state: 'signature_invalid' } } });
+      const mismatched = await sigil(['timeline', 'verify', f('timeline-mismatched-anchor.json'), '--keys', f('keys.json')]);
+      expect(mismatched).toMatchObject({ code: 1, stdout: expect.stringMatching(/^invalid: anchor_mismatch: transaction-\S+ at revision 5: the anchor's last_event_hash is "sha256:[0-9a-f]{64}", the timeline's "sha256:[0-9a-f]{64}"/) });
       // Checking an anchor needs the keys: a file, or the service (gone here).
       expect(await sigil(['timeline', 'verify', f('timeline.json')])).toMatchObject({ code: 2, stderr: expect.stringContaining('needs the signing keys') });
     });
