@@ -20,7 +20,7 @@ describe('GET /metrics on the api port, behind METRICS_TOKEN (e2e)', () => {
   beforeAll(async () => {
     const iso = await isolatedEnv();
     receiver = await new WebhookReceiver().start();
-    t = await startTestApp({ ...iso.env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '3000', METRICS_TOKEN: TOKEN, RATE_LIMIT_KEY_PER_MINUTE: '30' });
+    t = await startTestApp({ ...iso.env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '3000', METRICS_TOKEN: TOKEN, RATE_LIMIT_KEY_PER_MINUTE: '30', WEBHOOK_RETRY_SCHEDULE_MS: '200,200' });
     dispose = async () => {
       await t.close();
       await receiver.close();
@@ -149,6 +149,46 @@ describe('GET /metrics on the api port, behind METRICS_TOKEN (e2e)', () => {
     // And the process's own (prom-client's defaults).
     expect(samplesOf(after, 'process_cpu_user_seconds_total')).toHaveLength(1);
   }, 90_000);
+
+  it('counts retried, failed and abandoned deliveries by attempt, and the endpoint a 410 disabled', async () => {
+    const before = await scrape();
+    const access = t.app.get(AccessService);
+    const org = await access.createOrganization('receivers');
+    const { key } = await access.createApiKey(org.org_id, { scopes: ['payments:write', 'webhooks:manage'], mode: 'test' });
+    // One receiver answers 503 to the first attempt of each delivery, the other 410 Gone to everything.
+    const seen = new Set<string>();
+    const flaky = receiver.route('flaky', (_n, req) => {
+      const id = String(req.headers['webhook-id']);
+      if (seen.has(id)) return { status: 200 };
+      seen.add(id);
+      return { status: 503 };
+    });
+    const gone = receiver.route('gone', () => ({ status: 410 }));
+    for (const url of [flaky.url, gone.url]) expect((await call('POST', '/api/cdp/webhooks/endpoints', key, { url })).statusCode).toBe(201);
+    expect((await call('PUT', '/api/cdp/policies/default', key, { limits: { USD: { per_transaction_cents: 50_000 } } })).statusCode).toBe(200);
+    expect((await call('POST', '/api/cdp/authorize', key, request({ amount_cents: 1_000 }))).json()).toMatchObject({ decision: 'authorized' });
+
+    // Two events (requested, approved): each fails once on the flaky endpoint, then arrives at attempt 2.
+    const delta = (s: Sample[], name: string, labels: Record<string, string> = {}) => valueOf(s, name, labels) - valueOf(before, name, labels);
+    const after = await eventually(
+      async () => {
+        const s = await scrape();
+        const goneDone = delta(s, 'sigil_webhook_deliveries_total', { outcome: 'failed' }) + delta(s, 'sigil_webhook_deliveries_total', { outcome: 'abandoned' });
+        // The attempts are counted as they are made; the store records them (and disables the endpoint) just after.
+        const recorded = valueOf(s, 'sigil_webhook_endpoints_disabled') === 1 && valueOf(s, 'sigil_webhook_queue_depth') === 0;
+        return delta(s, 'sigil_webhook_deliveries_total', { outcome: 'delivered', attempt: '2' }) === 2 && goneDone === 2 && recorded ? s : null;
+      },
+      30_000,
+      'the retried and the refused deliveries',
+    );
+    expect(receiver.on(flaky.path)).toHaveLength(4);
+    expect(delta(after, 'sigil_webhook_deliveries_total', { outcome: 'retry', attempt: '1' })).toBe(2);
+    expect(delta(after, 'sigil_webhook_deliveries_total', { outcome: 'delivered', attempt: '1' })).toBe(0);
+    expect(delta(after, 'sigil_webhook_deliveries_total', { outcome: 'failed', attempt: '1' })).toBeGreaterThanOrEqual(1); // the first 410 disables the endpoint
+    expect(delta(after, 'sigil_webhook_delivery_latency_seconds_count')).toBe(2);
+    expect(valueOf(after, 'sigil_webhook_endpoints_disabled')).toBe(1);
+    expect(valueOf(after, 'sigil_webhook_queue_depth')).toBe(0);
+  }, 60_000);
 
   it('counts what no route matched under route="unmatched", so unknown paths never become labels', async () => {
     const before = await scrape();
