@@ -1,7 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Browser, chromium, Page } from 'playwright-core';
 import { AccessService } from '@app/access';
+import { SqlDatabase } from '@app/event-store';
 import { startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -17,6 +20,8 @@ describe('console in a browser (e2e)', () => {
   let access: AccessService;
 
   beforeAll(async () => {
+    // The timeline page checks the chain with the SDK's browser bundle: built when missing or stale.
+    execFileSync(process.execPath, [join(__dirname, '../scripts/sdk-build.js'), 'browser'], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 180_000 });
     t = await startTestApp({ RATE_LIMITS: 'off' });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
@@ -26,7 +31,7 @@ describe('console in a browser (e2e)', () => {
       headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -103,6 +108,19 @@ describe('console in a browser (e2e)', () => {
     expect(await page.locator('#timeline li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-event-type')))).toEqual(expect.arrayContaining(['authorization.requested', 'authorization.escalated', 'authorization.human_approved']));
     expect(await page.textContent('#reviews')).toContain('approved by Rita Reviewer: “within the travel budget”');
     expect(await fitsWidth(page)).toBe(true);
+    // The SDK bundle checks the same chain in the browser.
+    await page.locator('#browser-verdict:not([data-state="pending"])').waitFor();
+    expect(await page.getAttribute('#browser-verdict', 'data-state')).toBe('valid');
+    expect(await page.textContent('#browser-verdict .title')).toBe('Valid in your browser');
+
+    // Someone edits a stored event with SQL: the server's verdict and the browser's both say which link broke.
+    await t.app.get(SqlDatabase).query(`UPDATE events SET data = jsonb_set(data::jsonb, '{request,amount_cents}', '1')::json WHERE stream_id = $1 AND revision = 0`, [`transaction-${flight.transaction_id}`]);
+    await page.goto(`${base}/console/transactions/${flight.transaction_id}`);
+    expect(await page.textContent('#chain-verdict')).toBe('Broken at event 1 (hash_mismatch)');
+    await page.locator('#browser-verdict:not([data-state="pending"])').waitFor();
+    expect(await page.getAttribute('#browser-verdict', 'data-state')).toBe('invalid');
+    expect(await page.getAttribute('#browser-verdict', 'data-broken-at')).toBe('1');
+    expect(await page.textContent('#browser-verdict .detail')).toContain('at event 1');
 
     // Another organization's transaction: the 404 page.
     const other = await world();

@@ -10,6 +10,7 @@ import { ConsoleAuth } from '../people/console-auth';
 import type { SignedIn } from '../people/open-session';
 import { CONSOLE_SCRIPT, CONSOLE_STYLE } from '../pages/assets';
 import { signInLinkPage, signInPage } from '../pages/sign-in.pages';
+import { TIMELINE_SCRIPT } from '../pages/timeline-script';
 import { RedeemSignInLinkCommand } from '../redeem-sign-in-link/redeem-sign-in-link.command';
 import { RevokeSessionCommand } from '../revoke-session/revoke-session.command';
 import { SignInWithPasswordCommand } from '../sign-in-with-password/sign-in-with-password.command';
@@ -46,6 +47,11 @@ export class SignInController {
   @Get('assets/console.js')
   script(@Res() reply: FastifyReply) {
     void reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=86400').header('x-content-type-options', 'nosniff').send(CONSOLE_SCRIPT);
+  }
+
+  @Get('assets/timeline.js')
+  timelineScript(@Res() reply: FastifyReply) {
+    void reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=86400').header('x-content-type-options', 'nosniff').send(TIMELINE_SCRIPT);
   }
 
   @Get('sign-in')

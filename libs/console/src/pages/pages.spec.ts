@@ -1,5 +1,6 @@
 import { CONSOLE_CSP, esc, money, page, timeLeft } from './layout';
 import { parseAmount } from '../http/amount';
+import { jsonForScript } from './timeline-script';
 import { parseCookies, cookie } from '../http/cookies';
 
 describe('console pages', () => {
@@ -9,6 +10,12 @@ describe('console pages', () => {
     expect(html).toContain('<h1>&#60;b&#62;title&#60;/b&#62;</h1>');
     expect(html).not.toContain('<script>x');
     expect(html).not.toMatch(/<script>|<style|style="/);
+  });
+
+  it('embeds JSON that cannot close its script element', () => {
+    const text = jsonForScript({ note: '</script><script>alert(1)</script>', amp: '&', ls: '\u2028' });
+    expect(text).not.toMatch(/[<>&\u2028]/);
+    expect(JSON.parse(text)).toEqual({ note: '</script><script>alert(1)</script>', amp: '&', ls: '\u2028' });
   });
 
   it('allows same-origin scripts and styles only', () => {

@@ -1,6 +1,7 @@
 import { TRANSACTION_STATUSES } from '@app/commerce';
 import type { ConsoleViewer } from '../people/console-auth';
 import { esc, money, page } from './layout';
+import { jsonForScript, SDK_BUNDLE_URL, TIMELINE_SCRIPT_URL } from './timeline-script';
 
 export interface TransactionListItem {
   transaction_id: string;
@@ -51,6 +52,12 @@ export interface ReplayView {
   policy_hash_matches: boolean;
 }
 
+/** Which link broke, as the server's verification says it. */
+function brokenText(chain: unknown): string {
+  const c = (chain ?? {}) as { broken_at_revision?: number; reason?: string };
+  return `Broken${typeof c.broken_at_revision === 'number' ? ` at event ${c.broken_at_revision + 1}` : ''}${c.reason ? ` (${c.reason})` : ''}`;
+}
+
 export function timelinePage(viewer: ConsoleViewer, t: TimelineView, replay: ReplayView | null, reviews: { payload: Record<string, unknown> }[]): string {
   const status = t.events.length ? String(t.events[t.events.length - 1].status ?? '') : '';
   const events = t.events
@@ -69,11 +76,13 @@ export function timelinePage(viewer: ConsoleViewer, t: TimelineView, replay: Rep
   return page(
     `Transaction ${t.transaction_id}`,
     `<dl class="facts"><dt>Status</dt><dd id="tx-status">${esc(status)}</dd>
-<dt>Hash chain (server)</dt><dd id="chain-verdict" class="verdict ${t.chain_valid ? 'valid' : 'invalid'}">${t.chain_valid ? 'Valid' : `Broken: ${esc(JSON.stringify(t.chain))}`}</dd>
+<dt>Hash chain (server)</dt><dd id="chain-verdict" class="verdict ${t.chain_valid ? 'valid' : 'invalid'}">${t.chain_valid ? 'Valid' : esc(brokenText(t.chain))}</dd>
+<dt>Checked in your browser</dt><dd id="browser-verdict" data-state="pending" data-status="${esc(status)}" aria-live="polite"><strong class="title">Checking…</strong> <span class="detail">(needs JavaScript)</span></dd>
 <dt>Replay</dt><dd id="replay-verdict">${esc(replayText)}</dd></dl>
+<script type="application/json" id="timeline-data">${jsonForScript(t)}</script>
 <h2>Signed reviews</h2>${reviewList}
 <h2>Timeline</h2><ol class="timeline" id="timeline">${events}</ol>
 <p><a href="/console/transactions">All transactions</a></p>`,
-    { viewer },
+    { viewer, scripts: [SDK_BUNDLE_URL, TIMELINE_SCRIPT_URL] },
   );
 }
