@@ -186,7 +186,9 @@ describe('SDK client: every endpoint (e2e)', () => {
     await expect(anonymous.verifyReceiptOnServer({ receipt })).resolves.toMatchObject({ verified: true });
     const timeline = await sigil.getTransactionEvents(txn);
     expect(timeline.chain_valid).toBe(true);
-    expect(verifyTimeline(timeline, { includesHash: receipt.payload.timeline_last_event_hash })).toMatchObject({ valid: true, events: 5 });
+    expect(verifyTimeline(timeline, { includesHash: receipt.payload.timeline_last_event_hash, keys })).toMatchObject({ valid: true, events: 6, anchor: { state: 'anchored' } });
+    // The receipt ends it: the timeline's signed anchor verifies on the server too.
+    await expect(anonymous.verifyReceiptOnServer(timeline.anchor.record!)).resolves.toMatchObject({ verified: true, schema_version: 'payment_timeline_anchor.v1', transaction_id: txn });
 
     // Above the review threshold: the approval queue, then a human decision either way.
     const big = { ...request, amount_cents: 30_000 };
