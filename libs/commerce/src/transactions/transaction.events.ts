@@ -7,7 +7,8 @@ import type { SignedRecord } from '../receipts/signed-record';
 /**
  * The commerce event contract: one stream per transaction, event types named as the spec's
  * webhook event_types, each carrying the lifecycle status it leads to. Webhooks and the SDK's
- * timeline verifier consume exactly these shapes.
+ * timeline verifier consume exactly these shapes. A terminal stream ends with one more event,
+ * `timeline.anchored` (domain/timeline-anchor.ts): no state change and no webhook event type.
  */
 export const transactionStream = (transactionId: string) => `transaction-${transactionId}`;
 export const TRANSACTION_ID_RE = /^txn_[0-9a-f]{32}$/;
