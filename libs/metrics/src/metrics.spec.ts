@@ -60,6 +60,18 @@ describe('Metrics', () => {
     expect(backlogReads).toBe(1);
   });
 
+  it("reads the pool as it was when the scrape began, not while the scrape's own queries wait for it", async () => {
+    const m = new Metrics({ defaultMetrics: false });
+    let waiting = 0;
+    m.setPoolProbe(() => ({ total: 1, idle: 0, waiting }));
+    m.setWebhookBacklogProbe(async () => {
+      waiting += 2; // the backlog query queued behind the pool
+      await new Promise((r) => setTimeout(r, 5));
+      return { due: 0, scheduled: 0, oldestPendingSeconds: 0, disabledEndpoints: 0 };
+    });
+    expect(await lines(m)).toContain('sigil_db_pool_waiting 0');
+  });
+
   it('still answers when a probe fails or is missing: those gauges have no sample', async () => {
     const m = new Metrics({ defaultMetrics: false });
     m.setWebhookBacklogProbe(async () => {

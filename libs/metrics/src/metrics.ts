@@ -58,6 +58,8 @@ export class Metrics {
   private backlog: (() => Promise<WebhookBacklog>) | null = null;
   private readonly lags: (() => Promise<ProjectionLag[]>)[] = [];
   private pool: (() => PoolStats | null) | null = null;
+  /** The pool as it was when the scrape began, before the scrape's own queries wait for it. */
+  private poolAtScrape: PoolStats | null = null;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -136,6 +138,7 @@ export class Metrics {
 
   /** The registry in Prometheus text format. */
   async scrape(): Promise<{ contentType: string; body: string }> {
+    this.poolAtScrape = this.pool?.() ?? null;
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 
@@ -143,7 +146,7 @@ export class Metrics {
     // A probe that fails (database down) leaves its gauges without a sample for that scrape; the scrape still answers.
     const backlog = async () => (this.backlog ? this.backlog().catch(() => null) : null);
     const lags = () => Promise.all(this.lags.map((probe) => probe().catch(() => [] as ProjectionLag[])));
-    const poolStats = () => this.pool?.() ?? null;
+    const poolStats = () => this.poolAtScrape;
     new Gauge({
       name: 'sigil_webhook_queue_depth',
       help: 'Pending webhook deliveries: state="due" waits for a worker now, state="scheduled" for a later retry',
