@@ -274,4 +274,38 @@ describe('console (e2e)', () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toContain('cannot manage API keys');
   });
+
+  it('people page: an admin invites (the link shown once), changes a role, ends someone’s session; no owners by admins; foreign ids 404; a reviewer is refused', async () => {
+    const a = await org();
+    const admin = await signInByLink((await invite(a, 'admin')).url);
+    const page = await admin.send('GET', '/console/people');
+    expect(page.status).toBe(200);
+    expect(page.body).not.toContain('<option value="owner"');
+    const csrf = admin.csrf(page.body);
+    const who = email('new');
+    const invited = await admin.send('POST', '/console/people', { csrf, email: who, display_name: 'New <Person>', role: 'reviewer' });
+    expect(invited.status).toBe(201);
+    expect(invited.body).toContain('New &#60;Person&#62;');
+    const url = /id="invite-link">([^<]+)</.exec(invited.body)![1];
+    expect((await admin.send('POST', '/console/people', { csrf, email: email('o'), display_name: 'O', role: 'owner' })).status).toBe(403);
+    expect((await admin.send('POST', '/console/people', { csrf, email: 'bad', display_name: 'O', role: 'viewer' })).status).toBe(400);
+    expect((await admin.send('POST', '/console/people', { csrf: 'x', email: email('c'), display_name: 'C', role: 'viewer' })).status).toBe(403);
+
+    const person = await signInByLink(url.replace(/&#38;/g, '&'));
+    const users = (await api('GET', '/api/users', a.admin)).body.users as { user_id: string; email: string }[];
+    const id = users.find((u) => u.email === who)!.user_id;
+    expect(await admin.send('POST', `/console/people/${id}/role`, { csrf, role: 'viewer' })).toMatchObject({ status: 303, headers: { location: '/console/people?done=role' } });
+    expect((await api('GET', `/api/users/${id}`, a.admin)).body).toMatchObject({ role: 'viewer' });
+    expect((await person.send('GET', '/console/people')).status).toBe(403);
+
+    const sessions = (await api('GET', `/api/sessions?user_id=${id}`, a.admin)).body.sessions as { session_id: string }[];
+    expect(await admin.send('POST', `/console/people/sessions/${sessions[0].session_id}/revoke`, { csrf })).toMatchObject({ status: 303 });
+    expect(await person.send('GET', '/console/transactions')).toMatchObject({ status: 303, headers: { location: '/console/sign-in' } });
+
+    const other = await org();
+    const foreign = await invite(other, 'viewer');
+    expect((await admin.send('POST', `/console/people/${foreign.user.user_id}/role`, { csrf, role: 'admin' })).status).toBe(404);
+    expect((await admin.send('POST', '/console/people/usr_x/role', { csrf, role: 'admin' })).status).toBe(404);
+    expect((await admin.send('POST', '/console/people/sessions/ses_000000000000000000000000/revoke', { csrf })).status).toBe(404);
+  });
 });

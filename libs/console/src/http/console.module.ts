@@ -25,6 +25,7 @@ import { FirstOwner } from './first-owner';
 import { registerConsoleFormParser } from './form-parser';
 import { PeopleController } from './people.controllers';
 import { KeysConsoleController } from './keys.console.controller';
+import { PeopleConsoleController } from './people.console.controller';
 import { SignInThrottle } from './sign-in-throttle';
 import { SignInController } from './sign-in.controller';
 import { CertificatesConsoleController } from './certificates.console.controller';
@@ -40,7 +41,7 @@ export class ConsoleModule implements OnModuleInit {
     return {
       module: ConsoleModule,
       imports: [CqrsModule],
-      controllers: [SignInController, ConsoleController, PeopleController, WebhooksConsoleController, PoliciesConsoleController, CertificatesConsoleController, KeysConsoleController],
+      controllers: [SignInController, ConsoleController, PeopleController, WebhooksConsoleController, PoliciesConsoleController, CertificatesConsoleController, KeysConsoleController, PeopleConsoleController],
       providers: [
         { provide: ConsoleQueries, useFactory: (db: SqlDatabase) => new ConsoleReadModel(db), inject: [SqlDatabase] },
         { provide: UserRepository, useFactory: (store: EventStore) => new UserRepository(store), inject: [EventStore] },

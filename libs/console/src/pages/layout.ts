@@ -40,6 +40,7 @@ const NAV: [string, string][] = [
   ['/console/policies', 'Policies'],
   ['/console/certificates', 'Certificates'],
   ['/console/keys', 'Keys'],
+  ['/console/people', 'People'],
   ['/console/account', 'Account'],
 ];
 
