@@ -91,7 +91,9 @@ describe('hostile input (property-based fuzz over /openapi.json)', () => {
     const access = t.app.get(AccessService);
     const org = await access.createOrganization(`fuzz-${Date.now()}`);
     const created = await access.createApiKey(org.org_id, { scopes: [...SCOPES], mode: 'test' });
-    const ids = new Set<string>([created.key_id, 'default', '1']);
+    // Path ids name a second key, never the suite's own: DELETE /api/keys/{key_id} would revoke it.
+    const victim = await access.createApiKey(org.org_id, { scopes: ['payments:read'], mode: 'test' });
+    const ids = new Set<string>([victim.key_id, 'default', '1']);
     const call = async (method: 'POST' | 'PUT', url: string, payload: object, idem = true) => {
       const r = await t.app.inject({ method, url, payload, headers: { authorization: `Bearer ${created.key}`, ...(idem ? { 'idempotency-key': `setup-${url}-${ids.size}` } : {}) } });
       expect(r.statusCode).toBeLessThan(300);
@@ -109,6 +111,7 @@ describe('hostile input (property-based fuzz over /openapi.json)', () => {
     await call('POST', '/api/notary/create', { content: 'fuzz setup', visibility: 'public' }, false);
     await call('POST', '/v1/registry', { title: 'fuzz', artifact_type: 'model' }, false);
     for (const id of ids) if (id.startsWith('txn_')) transactions.add(id);
+    ids.delete(created.key_id);
     ctx = { key: created.key, knownIds: [...ids] };
   });
   afterAll(async () => {
