@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AccessService } from '@app/access';
+import { verifyTimeline } from '@app/sdk';
 import { startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -217,6 +218,20 @@ describe('console (e2e)', () => {
     expect(timeline.body).toContain('id="chain-verdict" class="verdict valid"');
     expect(timeline.body).toContain('authorization.human_approved');
     expect(timeline.body).toContain('within budget');
+    // The timeline as a file, which the SDK (and so `sigil timeline verify`) checks offline; no receipt before execution.
+    const file = await b.send('GET', `/console/transactions/${one.transaction_id}/timeline.json`);
+    expect(file.status).toBe(200);
+    expect(file.headers['content-disposition']).toBe(`attachment; filename="timeline-${one.transaction_id}.json"`);
+    const keys = (await t.app.inject({ method: 'GET', url: '/.well-known/signing-keys.json' })).json();
+    expect(verifyTimeline(JSON.parse(file.body), { keys })).toMatchObject({ valid: true, events: expect.any(Number) });
+    expect(timeline.body).toContain(`href="/console/transactions/${one.transaction_id}/timeline.json"`);
+    expect((await b.send('GET', `/console/transactions/${one.transaction_id}/receipt.json`)).status).toBe(404);
+    expect((await b.send('GET', `/console/transactions/${one.transaction_id}/other.json`)).status).toBe(404);
+    expect((await api('POST', `/api/cdp/transactions/${one.transaction_id}/execute`, a.agent)).body).toMatchObject({ outcome: 'succeeded' });
+    const receipt = await b.send('GET', `/console/transactions/${one.transaction_id}/receipt.json`);
+    expect(receipt.status).toBe(200);
+    expect(JSON.parse(receipt.body)).toMatchObject({ schema_version: 'payment_receipt.v1', payload: { transaction_id: one.transaction_id } });
+    expect((await b.send('GET', `/console/transactions/${one.transaction_id}`)).body).toContain(`--receipt receipt-${one.transaction_id}.json`);
     const list = await b.send('GET', '/console/transactions?status=rejected');
     expect(list.body).toContain(two.transaction_id);
     expect(list.body).not.toContain(one.transaction_id);
@@ -231,6 +246,7 @@ describe('console (e2e)', () => {
     expect(nf.status).toBe(404);
     expect(nf.body).toContain('<h1>Not found</h1>');
     expect((await b.send('GET', '/console/transactions/not-an-id')).status).toBe(404);
+    expect((await b.send('GET', `/console/transactions/${otherTx}/timeline.json`)).status).toBe(404);
 
     // A viewer sees transactions but may not review.
     const viewer = await signInByLink((await invite(a, 'viewer')).url);

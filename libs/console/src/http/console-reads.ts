@@ -25,6 +25,11 @@ export class ConsoleReads {
     return this.queries().list(orgId, filter as Parameters<TransactionQueries['list']>[1]);
   }
 
+  /** The served timeline (what `sigil timeline verify` checks offline), and the receipt once there is one. */
+  download(orgId: string, transactionId: string, what: 'timeline' | 'receipt'): Promise<unknown> {
+    return what === 'timeline' ? this.queries().events(orgId, transactionId) : this.queries().receipt(orgId, transactionId);
+  }
+
   /** Another organization's transaction is not_found (404), from the first read. */
   async timeline(orgId: string, transactionId: string): Promise<{ timeline: TimelineView; replay: ReplayView | null; reviews: { payload: Record<string, unknown> }[] }> {
     const timeline = (await this.queries().events(orgId, transactionId)) as TimelineView;

@@ -85,6 +85,23 @@ export class ConsoleController {
     sendPage(reply, 200, transactionsPage(viewer, page.items, filters, page.next_cursor));
   }
 
+  /** The timeline as the API serves it (and the receipt), as a file for `sigil timeline verify` offline. */
+  @Get('transactions/:id/:file')
+  async download(@Req() req: ConsoleRequest, @Res() reply: FastifyReply, @Param('id') id: string, @Param('file') file: string) {
+    const viewer = await this.viewer(req, reply);
+    if (!viewer) return;
+    const what = file === 'timeline.json' ? 'timeline' : file === 'receipt.json' ? 'receipt' : null;
+    if (!what || !TRANSACTION_ID_RE.test(id)) throw notFound();
+    requireScope(viewer, what === 'timeline' ? 'payments:read' : 'receipts:read');
+    const body = await this.reads.download(viewer.user.org_id, id, what);
+    void reply
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${what}-${id}.json"`)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'no-store')
+      .send(JSON.stringify(body, null, 2));
+  }
+
   @Get('transactions/:id')
   async timeline(@Req() req: ConsoleRequest, @Res() reply: FastifyReply, @Param('id') id: string) {
     const viewer = await this.viewer(req, reply);

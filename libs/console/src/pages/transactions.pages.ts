@@ -80,6 +80,9 @@ export function timelinePage(viewer: ConsoleViewer, t: TimelineView, replay: Rep
 <dt>Checked in your browser</dt><dd id="browser-verdict" data-state="pending" data-status="${esc(status)}" aria-live="polite"><strong class="title">Checking…</strong> <span class="detail">(needs JavaScript)</span></dd>
 <dt>Replay</dt><dd id="replay-verdict">${esc(replayText)}</dd></dl>
 <script type="application/json" id="timeline-data">${jsonForScript(t)}</script>
+<h2>Check it yourself</h2>
+<p>Download <a href="/console/transactions/${esc(t.transaction_id)}/timeline.json" download>the timeline</a>${status === 'receipt_issued' ? `, <a href="/console/transactions/${esc(t.transaction_id)}/receipt.json" download>the receipt</a>` : ''} and <a href="/.well-known/signing-keys.json" download="signing-keys.json">the signing keys</a>, then, offline:</p>
+<pre><code>npx sigil timeline verify timeline-${esc(t.transaction_id)}.json${status === 'receipt_issued' ? ` --receipt receipt-${esc(t.transaction_id)}.json` : ''} --keys signing-keys.json</code></pre>
 <h2>Signed reviews</h2>${reviewList}
 <h2>Timeline</h2><ol class="timeline" id="timeline">${events}</ol>
 <p><a href="/console/transactions">All transactions</a></p>`,
