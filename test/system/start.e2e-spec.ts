@@ -76,6 +76,18 @@ describe('npm start (api process)', () => {
     expect(r.stderr.join('')).toContain(`Sandbox key: curl -X POST http://localhost:${port}/api/sandbox/keys`);
     // Embedded first start: a demo organization and a test key with every scope, shown once.
     if (!process.env.DATABASE_URL) expect(r.stderr.join('')).toMatch(/First start: created the demo organization org_[0-9a-f]{24}[\s\S]*cdp_test_[0-9a-f]{64}/);
+    // ...and beside it, the demo owner's one-time console link, which signs in once.
+    if (!process.env.DATABASE_URL) {
+      const linkRe = new RegExp(`Console: http://localhost:${port}/console .*owner@demo\\.sigil\\.invalid[\\s\\S]*?http://localhost:${port}(/console/sign-in/link\\?token=sgl_[0-9a-f]{64})`);
+      for (let i = 0; i < 50 && !linkRe.test(r.stderr.join('')); i++) await new Promise((res) => setTimeout(res, 100));
+      const path = linkRe.exec(r.stderr.join(''))![1];
+      const csrf = '0123456789abcdef0123456789abcdef';
+      const form = { method: 'POST', redirect: 'manual' as const, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `sigil_signin=${csrf}` }, body: new URLSearchParams({ csrf, token: path.split('token=')[1] }).toString() };
+      const signedIn = await fetch(`http://127.0.0.1:${port}/console/sign-in/link`, form);
+      expect(signedIn.status).toBe(303);
+      expect(signedIn.headers.get('set-cookie')).toMatch(/^sigil_session=sgs_[0-9a-f]{64};/);
+      expect((await fetch(`http://127.0.0.1:${port}/console/sign-in/link`, form)).status).toBe(401);
+    }
 
     r.child.kill('SIGTERM');
     expect(await r.exited).toBe(0);
