@@ -1,10 +1,14 @@
 import 'reflect-metadata';
 import { resolve } from 'node:path';
+import { CommandBus } from '@nestjs/cqrs';
+import { AccessService } from '@app/access';
 import { ConfigError, loadConfig } from '@app/core';
+import { SigningKeyStore } from '@app/notary';
 import { createLogger } from '@app/http';
 import { MetricsServer } from '@app/metrics';
 import { Lifecycle } from '@app/platform';
 import { createApp } from './create-app';
+import { OperatorChannel, serveOperatorChannel } from '../../cli/src/operator-channel';
 
 async function main(): Promise<void> {
   let config;
@@ -20,6 +24,26 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   const app = await createApp(config, { logger });
   await app.listen({ port: config.PORT, host: config.HOST });
+
+  // Embedded mode: this process holds DATA_DIR, so the admin CLI runs its commands in here,
+  // through a Unix socket only this user can open (apps/cli/src/operator-channel.ts).
+  let operator: OperatorChannel | null = null;
+  if (config.storeMode === 'embedded') {
+    const bus = app.get(CommandBus);
+    operator = await serveOperatorChannel(
+      config.DATA_DIR,
+      {
+        access: app.get(AccessService),
+        baseUrl: config.BASE_URL,
+        dispatch: (command) => bus.execute(command as never),
+        signingKeys: async () => app.get(SigningKeyStore),
+      },
+      logger,
+    ).catch((err: unknown) => {
+      logger.warn({ err }, 'operator channel off: the admin CLI will ask to stop the server');
+      return null;
+    });
+  }
 
   const where = config.storeMode === 'embedded' ? `embedded PGlite in ${resolve(config.DATA_DIR)}` : 'PostgreSQL';
   logger.info({ base_url: config.BASE_URL, store: config.storeMode, redis: Boolean(config.REDIS_URL), metrics_port: app.get(MetricsServer).port }, 'sigil api listening');
@@ -42,6 +66,7 @@ async function main(): Promise<void> {
     }, config.SHUTDOWN_GRACE_MS);
     timer.unref();
     try {
+      await operator?.close();
       await app.close(); // stops accepting, waits for in-flight requests, then closes the store
       logger.info('stopped');
       process.exit(0);

@@ -159,8 +159,9 @@ export const USAGE = [
   '',
   'Each command prints one JSON object as the last line of stdout. Errors print',
   '{"ok":false,"error":"<code>","message":"..."} and exit 1 (2 when the command line is wrong).',
-  'It uses DATABASE_URL when set, else the embedded store in DATA_DIR (./data), which must not',
-  'be in use by a running server.',
+  'It uses DATABASE_URL when set, else the embedded store in DATA_DIR (./data); while `npm start`',
+  'runs on that directory, the command runs inside that server (its operator channel, a Unix',
+  'socket in DATA_DIR/operator/ that only its user can open).',
 ].join('\n');
 
 export function parseCommand(argv: string[]): ParsedCommand {

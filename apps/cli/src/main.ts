@@ -31,6 +31,7 @@ import {
   signingKeyMigrations,
 } from '@app/notary';
 import { CliError, Dispatch, legacyCertificatesFrom, parseCommand, RunnableCommand, runCommand, USAGE } from './cli';
+import { sendToOperatorChannel } from './operator-channel';
 
 /**
  * `npm run cli -- <command>`: the admin CLI. Plain TypeScript on the same store as the server
@@ -46,19 +47,50 @@ function fail(err: CliError): number {
   return err.exitCode;
 }
 
-async function open(config: AppConfig): Promise<OpenedEventStore> {
+/** The data directory is held by a running server: the command goes through its operator channel. */
+class HeldByServer {
+  constructor(readonly pid: number) {}
+}
+
+async function open(config: AppConfig): Promise<OpenedEventStore | HeldByServer> {
   try {
     return await openEventStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...consoleMigrations], projections: notaryProjections });
   } catch (err) {
-    if (err instanceof DataDirInUse) {
-      throw new CliError(
-        'data_dir_in_use',
-        `the embedded data directory ${resolve(config.DATA_DIR)} is in use by process ${err.pid} (a running server?). ` +
-          'Stop it first, or run the CLI against the same PostgreSQL as the server (DATABASE_URL).',
-        1,
-      );
-    }
+    if (err instanceof DataDirInUse) return new HeldByServer(err.pid);
     throw new CliError('store_unavailable', `could not open the event store: ${(err as Error).message}`, 1);
+  }
+}
+
+/**
+ * Runs the command in the running server that holds the embedded data directory (its operator
+ * channel, apps/cli/src/operator-channel.ts). When there is none to reach (an older server, a
+ * process that is not a Sigil server, a DATA_DIR path too long for a socket), says what to do.
+ */
+async function throughServer(config: AppConfig, held: HeldByServer, cmd: RunnableCommand): Promise<object> {
+  const answer = await sendToOperatorChannel(config.DATA_DIR, cmd);
+  if (!answer) {
+    throw new CliError(
+      'data_dir_in_use',
+      `the embedded data directory ${resolve(config.DATA_DIR)} is in use by process ${held.pid}, and no Sigil server answers on its operator channel ` +
+        `(${resolve(config.DATA_DIR, 'operator', 'cli.sock')}). Stop that process and run the command again, or use the console or the HTTP API ` +
+        '(keys, people), or run the server and the CLI on the same PostgreSQL (DATABASE_URL).',
+      1,
+    );
+  }
+  hint(`sigil cli: ran through the running server (process ${held.pid}) that holds ${resolve(config.DATA_DIR)}`);
+  if (!answer.ok) throw new CliError(answer.error, answer.message, answer.exit_code === 2 ? 2 : 1, answer.details);
+  return answer.result;
+}
+
+function printHints(cmd: RunnableCommand, result: object): void {
+  if (cmd.command === 'orgs:create') {
+    hint(`next: npm run cli -- keys:create --org ${(result as { org_id: string }).org_id} --scopes <a,b> --mode test`);
+  }
+  if (cmd.command === 'keys:create') hint('store this key now: it is shown only once (the server keeps its hash only)');
+  if (cmd.command === 'users:invite') hint('give this link to the person: it signs them in to the console once, within 30 minutes');
+  if (cmd.command === 'certificates:import-legacy') {
+    const r = result as { imported: number; already_imported: number; keys_registered: unknown[] };
+    hint(`imported ${r.imported}, already present ${r.already_imported}, legacy keys registered ${r.keys_registered.length}`);
   }
 }
 
@@ -93,7 +125,14 @@ async function main(argv: string[]): Promise<number> {
 
   let opened: OpenedEventStore;
   try {
-    opened = await open(config);
+    const store = await open(config);
+    if (store instanceof HeldByServer) {
+      const result = await throughServer(config, store, cmd);
+      printJson(result);
+      printHints(cmd, result);
+      return 0;
+    }
+    opened = store;
   } catch (err) {
     if (err instanceof CliError) return fail(err);
     throw err;
@@ -139,15 +178,7 @@ async function main(argv: string[]): Promise<number> {
       signingKeys: openSigningKeys,
     }).finally(() => (signingKeys as SigningKeyStore | null)?.stop());
     printJson(result);
-    if (cmd.command === 'orgs:create') {
-      hint(`next: npm run cli -- keys:create --org ${(result as { org_id: string }).org_id} --scopes <a,b> --mode test`);
-    }
-    if (cmd.command === 'keys:create') hint('store this key now: it is shown only once (the server keeps its hash only)');
-    if (cmd.command === 'users:invite') hint('give this link to the person: it signs them in to the console once, within 30 minutes');
-    if (cmd.command === 'certificates:import-legacy') {
-      const r = result as { imported: number; already_imported: number; keys_registered: unknown[] };
-      hint(`imported ${r.imported}, already present ${r.already_imported}, legacy keys registered ${r.keys_registered.length}`);
-    }
+    printHints(cmd, result);
     return 0;
   } catch (err) {
     if (err instanceof AppError || err instanceof DomainError) return fail(new CliError(err.code, err.message, 1, err.details));
