@@ -264,6 +264,9 @@ describe('console (e2e)', () => {
     const admin = await signInByLink((await invite(a, 'admin')).url);
     const page = await admin.send('GET', '/console/keys');
     expect(page.status).toBe(200);
+    // The authority's signing keys and their status (rotation stays an operator's CLI action).
+    const [published] = ((await t.app.inject({ method: 'GET', url: '/.well-known/signing-keys.json' })).json() as { keys: { key_id: string; status: string }[] }).keys.filter((k) => k.status === 'active');
+    expect(page.body).toContain(`data-signing-key-id="${published.key_id}"><td><code>${published.key_id}</code></td><td class="status">active</td>`);
     const csrf = admin.csrf(page.body);
     expect((await admin.send('POST', '/console/keys', { csrf, mode: 'test' })).status).toBe(400);
     expect((await admin.send('POST', '/console/keys', { csrf: 'x', mode: 'test', scope_payments_read: 'on' })).status).toBe(403);

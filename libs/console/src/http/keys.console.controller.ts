@@ -5,6 +5,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AccessService, checkGrantable, CreateApiKeyCommand, CreatedApiKey, RevokeApiKeyCommand, SCOPES } from '@app/access';
 import { AppError } from '@app/core';
+import { SigningKeyStore } from '@app/notary';
 import { ConsoleAuth, ConsoleViewer } from '../people/console-auth';
 import { keysPage, scopeField } from '../pages/keys.page';
 import { checkCsrf, ConsolePageFilter, ConsoleRequest, formField, redirect, requireScope, sendPage } from './console-http';
@@ -26,11 +27,15 @@ export class KeysConsoleController {
     return this.modules.get(AccessService, { strict: false });
   }
 
+  private signingKeys() {
+    return this.modules.get(SigningKeyStore, { strict: false }).list();
+  }
+
   @Get()
   async list(@Req() req: ConsoleRequest, @Res() reply: FastifyReply, @Query('done') done: unknown) {
     const viewer = await this.viewer(req, reply);
     if (!viewer) return;
-    sendPage(reply, 200, keysPage(viewer, await this.access.listApiKeys(viewer.user.org_id), { flash: flashOf(done, { revoked: 'The key is revoked: the API refuses it from now on.' }) }));
+    sendPage(reply, 200, keysPage(viewer, await this.access.listApiKeys(viewer.user.org_id), { flash: flashOf(done, { revoked: 'The key is revoked: the API refuses it from now on.' }), signingKeys: this.signingKeys() }));
   }
 
   @Post()
@@ -48,7 +53,7 @@ export class KeysConsoleController {
     const [name, owner] = [formField(body, 'name').trim().slice(0, 200) || null, formField(body, 'owner').trim().slice(0, 200) || null];
     const created = await this.commands.execute<CreateApiKeyCommand, CreatedApiKey>(new CreateApiKeyCommand(viewer.user.org_id, { scopes, mode, name, owner }));
     req.log.info({ event: 'console.key_created', user_id: viewer.user.user_id, key_id: created.key_id }, 'console key created');
-    sendPage(reply, 201, keysPage(viewer, await this.access.listApiKeys(viewer.user.org_id), { created }));
+    sendPage(reply, 201, keysPage(viewer, await this.access.listApiKeys(viewer.user.org_id), { created, signingKeys: this.signingKeys() }));
   }
 
   @Post(':key_id/revoke')

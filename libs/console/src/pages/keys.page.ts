@@ -23,7 +23,25 @@ export interface NewKey {
   key: string;
 }
 
-export function keysPage(viewer: ConsoleViewer, keys: KeyListItem[], options: { created?: NewKey | null; flash?: { kind: 'ok' | 'error'; text: string } | null } = {}): string {
+/** The authority's signing keys, as published (public parts and status). */
+export interface SigningKeyItem {
+  key_id: string;
+  status: string;
+  created_at: string;
+  retired_at: string | null;
+  revoked_at: string | null;
+}
+
+function signingKeysSection(keys: SigningKeyItem[]): string {
+  const rows = keys
+    .map((k) => `<tr data-signing-key-id="${esc(k.key_id)}"><td><code>${esc(k.key_id)}</code></td><td class="status">${esc(k.status)}</td><td>${esc(k.created_at)}</td><td>${esc(k.retired_at ?? '')}</td><td>${esc(k.revoked_at ?? '')}</td></tr>`)
+    .join('\n');
+  return `<h2>Signing keys</h2>
+<p>The keys this service signs certificates, decisions, reviews and receipts with (published at <a href="/.well-known/signing-keys.json">/.well-known/signing-keys.json</a>). Rotating or revoking one is an operator's task: <code>npm run cli -- signing-keys rotate</code>.</p>
+<div class="table-wrap"><table id="signing-keys"><thead><tr><th scope="col">Key</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Retired</th><th scope="col">Revoked</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+export function keysPage(viewer: ConsoleViewer, keys: KeyListItem[], options: { created?: NewKey | null; flash?: { kind: 'ok' | 'error'; text: string } | null; signingKeys?: SigningKeyItem[] } = {}): string {
   const created = options.created
     ? `<section class="card" id="new-key" aria-labelledby="new-key-title"><h2 id="new-key-title">Key ${esc(options.created.key_id)} created</h2>
 <p>Copy it now: it is shown this once (only its hash is stored).</p>
@@ -51,5 +69,5 @@ ${hidden('csrf', viewer.csrf)}
     )
     .join('\n');
   const table = `<div class="table-wrap"><table id="keys"><thead><tr><th scope="col">Key</th><th scope="col">Name</th><th scope="col">Mode</th><th scope="col">Scopes</th><th scope="col">Holder</th><th scope="col">Status</th><th scope="col"></th></tr></thead><tbody>${rows}</tbody></table></div>`;
-  return page('API keys', created + form + table, { viewer, flash: options.flash ?? null });
+  return page('API keys', created + form + table + signingKeysSection(options.signingKeys ?? []), { viewer, flash: options.flash ?? null });
 }
