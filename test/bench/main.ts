@@ -15,9 +15,10 @@ import { registryScenario } from './scenarios/registry';
 import { issueScenario } from './scenarios/issue';
 import { authorizeScenario } from './scenarios/authorize';
 import { webhookScenario } from './scenarios/webhook';
+import { consoleScenario } from './scenarios/console';
 
 /** Run order when no scenario is named. */
-const SCENARIOS: Scenario[] = [appendScenario, issueScenario, verifyScenario, authorizeScenario, webhookScenario, registryScenario, limiterScenario];
+const SCENARIOS: Scenario[] = [appendScenario, issueScenario, verifyScenario, authorizeScenario, webhookScenario, registryScenario, limiterScenario, consoleScenario];
 
 function usage(): string {
   const width = Math.max(...SCENARIOS.map((s) => s.name.length));
@@ -30,7 +31,8 @@ function usage(): string {
     'scenarios:',
     ...SCENARIOS.map((s) => `  ${s.name.padEnd(width)}  ${s.description}; modes: ${s.modes.join(', ')}`),
     '',
-    'environment: BENCH_N (operations/events), BENCH_CONCURRENCY, BENCH_BATCH (events per append),',
+    'environment: BENCH_N (operations/events; console: transactions), BENCH_CONCURRENCY, BENCH_BATCH (events per append;',
+    '  console: streams per seeding append), BENCH_LOADS (console: loads per page), CHROMIUM_PATH (console),',
     '  BENCH_POOL (pg pool size), DATABASE_URL (postgres mode; default postgres://postgres@127.0.0.1:5432/test).',
     'See docs/benchmarks.md.',
     '',
