@@ -1,7 +1,7 @@
 import { apiKeyMatches, generateApiKey, hashApiKey, parseApiKey, parseAuthorization } from './api-key';
 import { didIdentityKey, parseAgentDid } from './agent-did';
 import { BucketPolicy, BUCKETS, PUBLIC_READ_BUCKETS, ruleFor } from './lanes';
-import { missingScopes, parseScopes, SCOPES } from './scopes';
+import { missingScopes, parseScopes, SCOPES, scopesBeyond } from './scopes';
 
 describe('API keys', () => {
   it('makes cdp_test_/cdp_live_ keys of 256 random bits with a non-secret lookup id', () => {
@@ -78,8 +78,13 @@ describe('agent DIDs', () => {
 });
 
 describe('scopes', () => {
-  it('lists the spec scopes plus certificates:write and approvals:manage', () => {
-    expect([...SCOPES].sort()).toEqual(['approvals:manage', 'certificates:write', 'payments:read', 'payments:write', 'receipts:read', 'webhooks:manage']);
+  it('lists the spec scopes plus certificates:write, approvals:manage, users:manage and keys:manage', () => {
+    expect([...SCOPES].sort()).toEqual(['approvals:manage', 'certificates:write', 'keys:manage', 'payments:read', 'payments:write', 'receipts:read', 'users:manage', 'webhooks:manage']);
+  });
+
+  it('names the scopes a creator may not grant (a key or a person grants only what it holds)', () => {
+    expect(scopesBeyond(['keys:manage', 'payments:read'], ['payments:read'])).toEqual([]);
+    expect(scopesBeyond(['keys:manage', 'payments:read'], ['payments:read', 'approvals:manage', 'users:manage'])).toEqual(['approvals:manage', 'users:manage']);
   });
 
   it('parses a comma list, reporting unknown scopes', () => {
