@@ -132,10 +132,33 @@ export class TransactionQueries {
    */
   async replay(orgId: string, transactionId: string) {
     await this.owned(orgId, transactionId);
+    return this.replayRecorded(orgId, transactionId, (policyId, version) => this.policies.version(orgId, policyId, version));
+  }
+
+  /**
+   * The replays of a page of the organization's transactions (the console's approvals queue):
+   * one stream read each, and each policy version read once for the lot rather than once per
+   * transaction (a page of 25 escalations under one policy version: 26 reads, not 75). A
+   * transaction of another organization, or one whose replay fails, is null.
+   */
+  async replayMany(orgId: string, transactionIds: string[]) {
+    const versions = new Map<string, ReturnType<PolicyVersionLookup['version']>>();
+    const lookup = (policyId: string, version: number) => {
+      const key = `${policyId}\u0000${version}`;
+      let found = versions.get(key);
+      if (!found) versions.set(key, (found = this.policies.version(orgId, policyId, version)));
+      return found;
+    };
+    return Promise.all(transactionIds.map((id) => this.replayRecorded(orgId, id, lookup).catch(() => null)));
+  }
+
+  private async replayRecorded(orgId: string, transactionId: string, policyVersion: (policyId: string, version: number) => ReturnType<PolicyVersionLookup['version']>) {
     const [requested, decided] = await this.store.readStream(transactionStream(transactionId), { limit: 2 });
-    const req = requested.data as AuthorizationRequested;
+    const req = requested?.data as AuthorizationRequested | undefined;
+    // The stream's own record of its organization: replayMany's callers did not check it against the read model.
+    if (!req || !decided || req.organization_id !== orgId) throw new AppError('not_found', `transaction ${transactionId} not found`, 404);
     const dec = decided.data as AuthorizationDecided;
-    const version = req.policy_version === null ? null : await this.policies.version(orgId, req.policy_id, req.policy_version);
+    const version = req.policy_version === null ? null : await policyVersion(req.policy_id, req.policy_version);
     const spent = new Map(dec.spend.map((s) => [s.cap_key, s.spent_before_cents]));
     const replayed: Evaluation = evaluatePolicy(version?.policy ?? null, req.request as AuthorizationRequest, {
       now: new Date(dec.evaluated_at),

@@ -11,13 +11,12 @@ export class ConsoleReads {
   /** The queue: a page of needs_review authorizations, each with the rule that escalated it (the recorded decision replayed). */
   async pendingReviews(orgId: string, cursor?: string): Promise<{ items: PendingReview[]; next_cursor: string | null }> {
     const page = await this.queries().list(orgId, { status: 'needs_review', limit: 25, cursor });
-    const items = await Promise.all(
-      (page.items as Item[]).map(async (t) => {
-        const replay = await this.queries().replay(orgId, t.transaction_id).catch(() => null);
-        const failed = replay?.replayed.checks.filter((c: { passed: boolean }) => !c.passed).pop() as { rule: string; detail?: string } | undefined;
-        return { ...t, escalated_by: failed ? `${failed.rule}${failed.detail ? `: ${failed.detail}` : ''}` : null };
-      }),
-    );
+    // One replay per review, the policy versions they share read once (not a query per row and per version).
+    const replays = await this.queries().replayMany(orgId, (page.items as Item[]).map((t) => t.transaction_id));
+    const items = (page.items as Item[]).map((t, i) => {
+      const failed = replays[i]?.replayed.checks.filter((c: { passed: boolean }) => !c.passed).pop() as { rule: string; detail?: string } | undefined;
+      return { ...t, escalated_by: failed ? `${failed.rule}${failed.detail ? `: ${failed.detail}` : ''}` : null };
+    });
     return { items, next_cursor: page.next_cursor };
   }
 
