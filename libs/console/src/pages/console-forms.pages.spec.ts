@@ -114,6 +114,22 @@ describe('policies pages', () => {
     expect(html).toContain('<del>-   &#34;m&#34;: &#34;&#60;script&#62;');
     expect(html).toContain('<ins>+   &#34;m&#34;: &#34;ok&#34;</ins>');
   });
+
+  it('gives up on two large, wholly different policies quickly, and shows both whole', () => {
+    const big = (seed: string) => ({ rules: Array.from({ length: 6_000 }, (_, i) => ({ [`${seed}${i}`]: `${seed}-${i}` })) });
+    const started = Date.now();
+    const lines = policyDiff(big('a'), big('b'));
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(lines[0].kind).toBe('too_different');
+    expect(lines.filter((l) => l.kind === 'removed').map((l) => l.text).join('\n') + '\n').toBe(prettyPolicy(big('a')));
+    expect(lines.filter((l) => l.kind === 'added').map((l) => l.text).join('\n') + '\n').toBe(prettyPolicy(big('b')));
+    const html = versionsPage(viewer(), 'default', [
+      { policy_id: 'default', version: 2, policy_hash: 'h2', policy: {}, created_at: 'b' },
+      { policy_id: 'default', version: 1, policy_hash: 'h1', policy: {}, created_at: 'a' },
+    ], { from: 1, to: 2 }, policyDiff({ m: XSS, ...big('a') }, big('b')));
+    expect(html).toContain('<p id="diff-too-different">The versions are too different to show line by line');
+    expect(html).toContain('<del>-   &#34;m&#34;: &#34;&#60;script&#62;');
+  });
 });
 
 describe('certificates pages', () => {

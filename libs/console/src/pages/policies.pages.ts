@@ -88,9 +88,11 @@ ${hidden('csrf', viewer.csrf)}
   return page(`Policy ${policyId}`, facts + editor + simulate + open, { viewer, flash: o.flash });
 }
 
-function diffView(lines: DiffLine[]): string {
+function diffView(all: DiffLine[]): string {
+  const note = all[0]?.kind === 'too_different' ? `<p id="diff-too-different">${esc(all[0].text)}</p>` : '';
+  const lines = note ? all.slice(1) : all;
   const rows = lines.map((l) => (l.kind === 'same' ? `<span class="same">  ${esc(l.text)}</span>` : l.kind === 'added' ? `<ins>+ ${esc(l.text)}</ins>` : `<del>- ${esc(l.text)}</del>`));
-  return `<pre class="diff" id="diff" aria-label="Lines removed start with a minus, lines added with a plus">${rows.join('\n')}</pre>`;
+  return `${note}<pre class="diff" id="diff" aria-label="Lines removed start with a minus, lines added with a plus">${rows.join('\n')}</pre>`;
 }
 
 export function versionsPage(viewer: ConsoleViewer, policyId: string, versions: PolicyVersionView[], pick: { from: number; to: number } | null, diff: DiffLine[] | null): string {
