@@ -41,13 +41,24 @@ describe('console secrets', () => {
     expect(sameSecret('short', csrfTokenFor(a))).toBe(false);
   });
 
-  it('passwords: scrypt with a salt, checked in constant time; no stored hash matches nothing', () => {
-    const stored = hashPassword('correct horse battery staple');
+  it('passwords: scrypt with a salt, checked in constant time; no stored hash matches nothing', async () => {
+    const stored = await hashPassword('correct horse battery staple');
     expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
-    expect(hashPassword('correct horse battery staple')).not.toBe(stored);
-    expect(passwordMatches('correct horse battery staple', stored)).toBe(true);
-    expect(passwordMatches('correct horse battery stapl', stored)).toBe(false);
-    expect(passwordMatches('anything', null)).toBe(false);
-    expect(passwordMatches('x', 'md5$abc')).toBe(false);
+    expect(await hashPassword('correct horse battery staple')).not.toBe(stored);
+    expect(await passwordMatches('correct horse battery staple', stored)).toBe(true);
+    expect(await passwordMatches('correct horse battery stapl', stored)).toBe(false);
+    expect(await passwordMatches('anything', null)).toBe(false);
+    expect(await passwordMatches('x', 'md5$abc')).toBe(false);
+  });
+  it('scrypt runs off the event loop: timers fire while several passwords are checked', async () => {
+    const stored = await hashPassword('correct horse battery staple');
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const checks = Promise.all(Array.from({ length: 6 }, () => passwordMatches('a wrong password guess', stored)));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const during = ticks;
+    expect(await checks).toEqual([false, false, false, false, false, false]);
+    clearInterval(timer);
+    expect(during).toBeGreaterThan(3);
   });
 });

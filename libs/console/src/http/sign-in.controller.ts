@@ -70,6 +70,7 @@ export class SignInController {
       this.startSession(req, reply, signedIn);
     } catch (err) {
       if (!(err instanceof DomainError && err.code === 'sign_in_failed')) throw err;
+      await this.throttle.failed(email);
       req.log.info({ event: 'console.sign_in_failed', method: 'password' }, 'console sign-in refused');
       sendPage(reply, 401, signInPage(this.preSessionToken(req, reply), { email, error: 'Wrong email or password.' }));
     }

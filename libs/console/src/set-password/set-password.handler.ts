@@ -21,7 +21,7 @@ export class SetPasswordHandler implements ICommandHandler<SetPasswordCommand, U
     }
     const row = await this.reads.user(cmd.userId);
     if (!row || row.org_id !== cmd.orgId) throw new DomainError('not_found', `user ${cmd.userId} not found`);
-    const hash = hashPassword(cmd.password);
+    const hash = await hashPassword(cmd.password);
     await retryOnConflict(async () => {
       const user = await this.users.load(row.email);
       await this.users.save(row.email, setPassword(user!, hash), user);
