@@ -36,7 +36,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Browser } from 'playwright-core';
-import { AccessService } from '@app/access';
+import { AccessService, SCOPES } from '@app/access';
 import { AppConfig, loadConfig } from '@app/core';
 import { EventStore, StreamAppend } from '@app/event-store';
 import { createLogger } from '@app/http';
@@ -83,7 +83,9 @@ async function seed(store: EventStore, orgId: string, n: number): Promise<void> 
     const appends: StreamAppend[] = [];
     for (let i = 0; i < batch && done + i < n; i++) {
       const k = done + i;
-      const l = commerceLifecycle(orgId, paths[k % paths.length], `api_key:key_agent${k % 20}`);
+      const l = commerceLifecycle(orgId, paths[k % paths.length], `api_key:key_bench`);
+      // 20 agents (the request's delegated_authority, what the list's `agent` filter matches).
+      (l.events[0].data as { request: Record<string, unknown> }).request.delegated_authority = `agent-${k % 20}`;
       appends.push({ stream: l.stream, events: l.events, expected: 'no_stream' });
     }
     const outcomes = await store.appendMany(appends);
@@ -113,10 +115,8 @@ async function measure(app: NestFastifyApplication, url: string, mode: string, n
   const loads = envInt('BENCH_LOADS', 20);
   const access = app.get(AccessService);
   const org = await access.createOrganization(`bench-console-${randomBytes(3).toString('hex')}`);
-  const { key } = await access.createApiKey(org.org_id, {
-    scopes: ['payments:write', 'payments:read', 'users:manage', 'webhooks:manage', 'certificates:write'],
-    mode: 'test',
-  });
+  // Every scope: a key gives a person only the roles whose scopes it holds itself.
+  const { key } = await access.createApiKey(org.org_id, { scopes: [...SCOPES], mode: 'test' });
 
   await seed(app.get(EventStore), org.org_id, n);
 
@@ -148,9 +148,9 @@ async function measure(app: NestFastifyApplication, url: string, mode: string, n
     const candidates: [string, string][] = [
       ['approvals', '/console/approvals'],
       ['transactions', '/console/transactions'],
-      ['transactions_status', '/console/transactions?status=executed'],
+      ['transactions_status', '/console/transactions?status=receipt_issued'],
       ['transactions_merchant', '/console/transactions?merchant_id=m_shop3'],
-      ['transactions_agent', '/console/transactions?agent=api_key%3Akey_agent7'],
+      ['transactions_agent', '/console/transactions?agent=agent-7'],
       ['transactions_range', `/console/transactions?from=${encodeURIComponent(new Date(Date.now() - 3600_000).toISOString())}&to=${encodeURIComponent(new Date(Date.now() + 3600_000).toISOString())}`],
       ['timeline', `/console/transactions/${timelineId}`],
       ['webhooks', '/console/webhooks'],
