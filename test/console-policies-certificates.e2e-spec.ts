@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AccessService } from '@app/access';
+import { AccessService, SCOPES } from '@app/access';
 import { ConsoleClient, multipart, signInByLink } from './support/console-client';
 import { startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/webhook-receiver';
@@ -26,7 +26,7 @@ describe('console policies and certificates pages (e2e)', () => {
 
   const person = async (role: 'admin' | 'viewer', orgId?: string): Promise<{ b: ConsoleClient; orgId: string }> => {
     const org = orgId ?? (await access.createOrganization(`console-pc-${randomBytes(3).toString('hex')}`)).org_id;
-    const key = await access.createApiKey(org, { scopes: ['users:manage'], mode: 'test' });
+    const key = await access.createApiKey(org, { scopes: [...SCOPES], mode: 'test' });
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/users',

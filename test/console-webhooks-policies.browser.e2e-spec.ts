@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Browser, chromium, Page } from 'playwright-core';
-import { AccessService } from '@app/access';
+import { AccessService, SCOPES } from '@app/access';
 import { isolatedEnv } from './support/isolated-env';
 import { startTestApp, TestApp } from './support/test-app';
 import { eventually, WebhookReceiver } from './support/webhook-receiver';
@@ -45,7 +45,7 @@ describe('console webhooks and policies in a browser (e2e)', () => {
   /** An organization and the one-time sign-in link of its admin. */
   const admin = async () => {
     const org = await access.createOrganization(`console-wp-${randomBytes(3).toString('hex')}`);
-    const key = await access.createApiKey(org.org_id, { scopes: ['users:manage'], mode: 'test' });
+    const key = await access.createApiKey(org.org_id, { scopes: [...SCOPES], mode: 'test' });
     const res = await fetch(`${base}/api/users`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },

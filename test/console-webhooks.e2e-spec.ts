@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AccessService } from '@app/access';
+import { AccessService, SCOPES } from '@app/access';
 import { consoleClient, ConsoleClient, signInByLink } from './support/console-client';
 import { isolatedEnv } from './support/isolated-env';
 import { startTestApp, TestApp } from './support/test-app';
@@ -33,7 +33,7 @@ describe('console webhooks pages (e2e)', () => {
 
   const person = async (role: 'admin' | 'viewer', orgId?: string): Promise<{ b: ConsoleClient; orgId: string }> => {
     const org = orgId ?? (await access.createOrganization(`console-wh-${randomBytes(3).toString('hex')}`)).org_id;
-    const key = await access.createApiKey(org, { scopes: ['users:manage'], mode: 'test' });
+    const key = await access.createApiKey(org, { scopes: [...SCOPES], mode: 'test' });
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/users',

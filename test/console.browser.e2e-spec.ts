@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Browser, chromium, Page } from 'playwright-core';
-import { AccessService } from '@app/access';
+import { AccessService, SCOPES } from '@app/access';
 import { SqlDatabase } from '@app/event-store';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -44,7 +44,7 @@ describe('console in a browser (e2e)', () => {
 
   const world = async () => {
     const org = await access.createOrganization(`console-browser-${randomBytes(3).toString('hex')}`);
-    const admin = await access.createApiKey(org.org_id, { scopes: ['users:manage', 'payments:write', 'payments:read'], mode: 'test' });
+    const admin = await access.createApiKey(org.org_id, { scopes: [...SCOPES], mode: 'test' });
     expect((await api('PUT', '/api/cdp/policies/default', admin.key, { limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 20_000 } } })).status).toBe(200);
     const escalate = async (amount: number, merchant: string) => {
       const d = (await api('POST', '/api/cdp/authorize', admin.key, { amount_cents: amount, currency: 'USD', merchant_id: merchant, purpose_tag: 'travel', expiration_iso: new Date(Date.now() + 3600_000).toISOString() })).body;

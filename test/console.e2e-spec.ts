@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AccessService } from '@app/access';
+import { AccessService, SCOPES } from '@app/access';
 import { verifyTimeline } from '@app/sdk';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -30,7 +30,7 @@ describe('console (e2e)', () => {
 
   const org = async () => {
     const o = await access.createOrganization(`console-${randomBytes(3).toString('hex')}`);
-    const admin = await access.createApiKey(o.org_id, { scopes: ['users:manage'], mode: 'test' });
+    const admin = await access.createApiKey(o.org_id, { scopes: [...SCOPES], mode: 'test' });
     const agent = await access.createApiKey(o.org_id, { scopes: ['payments:write', 'payments:read'], mode: 'test' });
     return { orgId: o.org_id, admin: admin.key, agent: agent.key };
   };
@@ -108,6 +108,11 @@ describe('console (e2e)', () => {
     expect(await api('POST', '/api/users', b.admin, { email: invited.user.email.toUpperCase(), display_name: 'Again', role: 'viewer' })).toMatchObject({ status: 409, body: { error: 'email_taken' } });
     // A key makes no owners.
     expect(await api('POST', '/api/users', a.admin, { email: email('o'), display_name: 'Owner', role: 'owner' })).toMatchObject({ status: 403, body: { error: 'owner_role_required' } });
+    // A key gives only roles whose scopes it holds (a users:manage key alone makes no admins, nor even viewers).
+    const narrow = await access.createApiKey(a.orgId, { scopes: ['users:manage', 'payments:read', 'receipts:read'], mode: 'test' });
+    expect(await api('POST', '/api/users', narrow.key, { email: email('v'), display_name: 'V', role: 'viewer' })).toMatchObject({ status: 201 });
+    expect(await api('POST', '/api/users', narrow.key, { email: email('r'), display_name: 'R', role: 'admin' })).toMatchObject({ status: 403, body: { error: 'insufficient_scope', details: { missing_scopes: expect.arrayContaining(['keys:manage', 'approvals:manage']) } } });
+    expect(await api('PATCH', `/api/users/${id}`, narrow.key, { role: 'admin' })).toMatchObject({ status: 403, body: { error: 'insufficient_scope' } });
     // users:manage is needed.
     expect(await api('GET', '/api/users', a.agent)).toMatchObject({ status: 403, body: { error: 'insufficient_scope' } });
   });

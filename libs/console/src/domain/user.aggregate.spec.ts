@@ -3,7 +3,7 @@ import { ROLE_SCOPES, scopesOf } from './roles';
 
 const owner: UserActor = { kind: 'user', userId: 'usr_owner', role: 'owner' };
 const admin: UserActor = { kind: 'user', userId: 'usr_admin', role: 'admin' };
-const key: UserActor = { kind: 'api_key', keyId: 'key_0123456789abcdef' };
+const key: UserActor = { kind: 'api_key', keyId: 'key_0123456789abcdef', scopes: ['users:manage', 'payments:read', 'receipts:read', 'approvals:manage'] };
 const input = { userId: 'usr_1', orgId: 'org_a', email: '  Ada@Example.COM ', displayName: ' Ada ', role: 'reviewer' };
 const invited = (role = 'reviewer') => foldUser(inviteUser(null, { ...input, role }, { kind: 'operator' }))!;
 
@@ -23,6 +23,16 @@ describe('User aggregate', () => {
     expect(() => inviteUser(null, { ...input, role: 'owner' }, admin)).toThrow(expect.objectContaining({ code: 'owner_role_required' }));
     expect(() => inviteUser(null, { ...input, role: 'owner' }, key)).toThrow(expect.objectContaining({ code: 'owner_role_required' }));
     expect(inviteUser(null, { ...input, role: 'owner' }, owner)).toHaveLength(1);
+  });
+
+  it('a key gives or changes only roles whose scopes it holds itself', () => {
+    const narrow: UserActor = { kind: 'api_key', keyId: 'key_1', scopes: ['users:manage', 'payments:read', 'receipts:read'] };
+    expect(inviteUser(null, { ...input, role: 'viewer' }, narrow)).toHaveLength(1);
+    expect(() => inviteUser(null, { ...input, role: 'reviewer' }, narrow)).toThrow(expect.objectContaining({ code: 'insufficient_scope', details: { missing_scopes: ['approvals:manage'] } }));
+    expect(() => inviteUser(null, { ...input, role: 'admin' }, key)).toThrow(expect.objectContaining({ code: 'insufficient_scope' }));
+    expect(() => changeRole(invited('viewer'), 'admin', key)).toThrow(expect.objectContaining({ code: 'insufficient_scope' }));
+    expect(() => changeRole(invited('admin'), 'viewer', key)).toThrow(expect.objectContaining({ code: 'insufficient_scope' }));
+    expect(changeRole(invited('reviewer'), 'viewer', key)).toHaveLength(1);
   });
 
   it('changes roles: not one\u2019s own, owners only by owners, the same role is no event', () => {

@@ -1,5 +1,5 @@
 import { DomainError } from '@app/core';
-import { isRole, Role } from './roles';
+import { isRole, Role, scopesOf } from './roles';
 
 /**
  * A person of an organization. One stream per email address (`user-<sha256(email)>`), opened
@@ -42,7 +42,7 @@ export interface UserState {
 }
 
 /** Who asks for a change: a signed-in person (with their role), an API key, or the operator. */
-export type UserActor = { kind: 'user'; userId: string; role: Role } | { kind: 'api_key'; keyId: string } | { kind: 'operator' };
+export type UserActor = { kind: 'user'; userId: string; role: Role } | { kind: 'api_key'; keyId: string; scopes: readonly string[] } | { kind: 'operator' };
 export const actorName = (a: UserActor) => (a.kind === 'user' ? `user:${a.userId}` : a.kind === 'api_key' ? `api_key:${a.keyId}` : 'operator');
 
 export function applyUser(state: UserState | null, event: { type: string; data: unknown }): UserState {
@@ -76,6 +76,16 @@ function displayName(name: string): string {
   return value;
 }
 
+/**
+ * A key grants no more than it holds: it may give (or take away) a role only when it holds every
+ * scope of that role, so a users:manage key cannot make an admin who would then mint any key.
+ */
+function checkKeyGrants(by: UserActor, ...roles: Role[]) {
+  if (by.kind !== 'api_key') return;
+  const missing = [...new Set(roles.flatMap((r) => scopesOf(r).filter((s) => !by.scopes.includes(s))))];
+  if (missing.length) throw new DomainError('insufficient_scope', `A key can only give or change roles whose scopes it holds itself; missing: ${missing.join(', ')}`, { missing_scopes: missing });
+}
+
 /** Owners are made only by an owner or the operator: an admin (or a key) cannot raise anyone, itself included, above admin. */
 function mayTouchOwners(by: UserActor) {
   return by.kind === 'operator' || (by.kind === 'user' && by.role === 'owner');
@@ -87,6 +97,7 @@ export function inviteUser(existing: UserState | null, input: { userId: string; 
   const name = displayName(input.displayName);
   if (existing) throw new DomainError('email_taken', `a user with the email ${email} exists already`);
   if (input.role === 'owner' && !mayTouchOwners(by)) throw new DomainError('owner_role_required', 'only an owner can make someone an owner');
+  checkKeyGrants(by, input.role);
   const data: UserInvited = { user_id: input.userId, org_id: input.orgId, email, display_name: name, role: input.role, invited_by: actorName(by) };
   return [{ type: USER_INVITED, data }];
 }
@@ -96,6 +107,7 @@ export function changeRole(user: UserState, role: string, by: UserActor) {
   if (!isRole(role)) throw new DomainError('validation_failed', 'role must be owner, admin, reviewer or viewer', [{ field: 'role', message: 'must be owner, admin, reviewer or viewer' }]);
   if (by.kind === 'user' && by.userId === user.user_id) throw new DomainError('forbidden', 'you cannot change your own role; ask another owner or admin');
   if ((user.role === 'owner' || role === 'owner') && !mayTouchOwners(by)) throw new DomainError('owner_role_required', 'only an owner can make someone an owner or change an owner\u2019s role');
+  checkKeyGrants(by, user.role, role);
   if (role === user.role) return [];
   const data: UserRoleChanged = { user_id: user.user_id, org_id: user.org_id, role, previous_role: user.role, changed_by: actorName(by) };
   return [{ type: USER_ROLE_CHANGED, data }];

@@ -16,7 +16,7 @@ import { changeUserBody, inviteUserBody } from './people.openapi';
 const userParams = z.object({ user_id: z.string().regex(/^usr_[0-9a-f]{24}$/, 'must be a user id: usr_ followed by 24 hex digits') });
 const sessionParams = z.object({ session_id: z.string().regex(/^ses_[0-9a-f]{24}$/, 'must be a session id: ses_ followed by 24 hex digits') });
 const sessionsQuery = z.strictObject({ user_id: userParams.shape.user_id.optional() });
-const keyActor = (caller: AccessContext): UserActor => ({ kind: 'api_key', keyId: caller.principal!.keyId });
+const keyActor = (caller: AccessContext): UserActor => ({ kind: 'api_key', keyId: caller.principal!.keyId, scopes: caller.principal!.scopes });
 
 /** People of the caller's organization and their console sessions, for keys holding users:manage. */
 @ApiTags('people')

@@ -23,7 +23,7 @@ describe('InviteUserHandler (aggregate + repositories on the in-memory store)', 
 
   it('a key cannot make an owner', async () => {
     const w = consoleHandlers();
-    await expect(w.invite.execute(new InviteUserCommand('org_a', { email: 'o@example.com', displayName: 'O', role: 'owner' }, { kind: 'api_key', keyId: 'key_1' }))).rejects.toMatchObject({ code: 'owner_role_required' });
+    await expect(w.invite.execute(new InviteUserCommand('org_a', { email: 'o@example.com', displayName: 'O', role: 'owner' }, { kind: 'api_key', keyId: 'key_1', scopes: ['users:manage'] }))).rejects.toMatchObject({ code: 'owner_role_required' });
     expect((await w.store.readAll()).events).toHaveLength(0);
   });
 });
