@@ -179,6 +179,10 @@ describe('access (e2e)', () => {
         expect(res.statusCode).toBe(201);
         const body = res.json();
         expect(body).toMatchObject({ key: expect.stringMatching(/^cdp_test_[0-9a-f]{64}$/), mode: 'test', sandbox: true });
+        // Anonymous keys never manage keys or people.
+        expect(body.scopes).toEqual(['payments:write', 'payments:read', 'receipts:read', 'webhooks:manage', 'certificates:write', 'approvals:manage']);
+        const mint = await t.app.inject({ method: 'POST', url: '/api/keys', headers: bearer(body.key), payload: { scopes: ['payments:read'], mode: 'test' } });
+        expect(mint.json()).toMatchObject({ error: 'insufficient_scope', details: { missing_scopes: ['keys:manage'] } });
         expect(Date.parse(body.expires_at)).toBeGreaterThan(Date.now());
         orgs.add(body.org_id);
         const me = await call('GET', '/api/me', bearer(body.key));

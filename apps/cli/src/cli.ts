@@ -251,7 +251,7 @@ export async function runCommand(cmd: RunnableCommand, services: CliServices): P
     case 'orgs:create':
       return services.dispatch<object>(new CreateOrganizationCommand(cmd.name));
     case 'keys:create': {
-      const created = await services.dispatch<object>(new CreateApiKeyCommand(cmd.orgId, { scopes: cmd.scopes, mode: cmd.mode, name: cmd.name, owner: cmd.owner }));
+      const created = await services.dispatch<object>(new CreateApiKeyCommand(cmd.orgId, { scopes: cmd.scopes, mode: cmd.mode, name: cmd.name, owner: cmd.owner, createdBy: 'operator' }));
       return { ...created, name: cmd.name };
     }
     case 'keys:list': {
@@ -259,7 +259,7 @@ export async function runCommand(cmd: RunnableCommand, services: CliServices): P
       return { org_id: cmd.orgId, keys: await access.listApiKeys(cmd.orgId) };
     }
     case 'keys:revoke':
-      return services.dispatch<object>(new RevokeApiKeyCommand(cmd.keyId, { reason: cmd.reason }));
+      return services.dispatch<object>(new RevokeApiKeyCommand(cmd.keyId, { reason: cmd.reason, revokedBy: 'operator' }));
     case 'users:invite': {
       if (!(await access.getOrganization(cmd.orgId))) throw new AppError('not_found', `organization ${cmd.orgId} not found`, 404);
       const link = await services.dispatch<IssuedSignInLink>(new InviteUserCommand(cmd.orgId, { email: cmd.email, displayName: cmd.name, role: cmd.role }, { kind: 'operator' }));

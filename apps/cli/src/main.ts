@@ -72,7 +72,7 @@ async function throughServer(config: AppConfig, held: HeldByServer, cmd: Runnabl
     throw new CliError(
       'data_dir_in_use',
       `the embedded data directory ${resolve(config.DATA_DIR)} is in use by process ${held.pid}, and no Sigil server answers on its operator channel ` +
-        `(${resolve(config.DATA_DIR, 'operator', 'cli.sock')}). Stop that process and run the command again, or use the console or the HTTP API ` +
+        `(${resolve(config.DATA_DIR, 'operator', 'cli.sock')}, open only to the user the server runs as). Stop that process and run the command again, or use the console or the HTTP API ` +
         '(keys, people), or run the server and the CLI on the same PostgreSQL (DATABASE_URL).',
       1,
     );
@@ -159,7 +159,7 @@ async function main(argv: string[]): Promise<number> {
     // The CLI's command bus: each command to the handler the server registers for it.
     const handlers = new Map<unknown, () => Promise<{ execute(command: object): Promise<unknown> }>>([
       [CreateOrganizationCommand, async () => new CreateOrganizationHandler(organizations)],
-      [CreateApiKeyCommand, async () => new CreateApiKeyHandler(organizations)],
+      [CreateApiKeyCommand, async () => new CreateApiKeyHandler(organizations, config)],
       [RevokeApiKeyCommand, async () => new RevokeApiKeyHandler(organizations, reads)],
       [RotateSigningKeyCommand, async () => new RotateSigningKeyHandler(keyRepository, keyEncryptionKey())],
       [RevokeSigningKeyCommand, async () => new RevokeSigningKeyHandler(keyRepository, keyEncryptionKey())],

@@ -67,6 +67,8 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
   /** Requests per minute one authenticated key may make. */
   RATE_LIMIT_KEY_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  /** How many API keys of one organization may be active (not revoked, not expired) at once. */
+  MAX_ACTIVE_API_KEYS: z.coerce.number().int().min(1).max(100_000).default(100),
   /** `off` stops counting (authentication and scopes still apply): for benchmarks and emergencies. */
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   /** Behind a reverse proxy: take the client IP from X-Forwarded-For (per-IP limits need it). */

@@ -5,7 +5,15 @@ import type { Scope } from '../domain/scopes';
 export class CreateApiKeyCommand {
   constructor(
     readonly orgId: string,
-    readonly options: { scopes: Scope[]; mode: KeyMode; name?: string | null; owner?: string | null; expiresAt?: Date | null },
+    readonly options: {
+      scopes: Scope[];
+      mode: KeyMode;
+      name?: string | null;
+      owner?: string | null;
+      expiresAt?: Date | null;
+      /** Who creates it: the creating key's id (its mode, scopes and expiry bound the new key), `user:<id>` or `operator`. */
+      createdBy?: string | null;
+    },
   ) {}
 }
 

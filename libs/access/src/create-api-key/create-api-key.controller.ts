@@ -44,7 +44,7 @@ export class CreateApiKeyController {
   async create(@Caller() caller: AccessContext, @Body(new ZodPipe(createKeyBody)) body: z.infer<typeof createKeyBody>) {
     const p = caller.principal!;
     checkGrantable(p.scopes, body.scopes);
-    const options = { scopes: body.scopes, mode: body.mode, name: body.name ?? null, owner: body.owner ?? null, expiresAt: body.expires_at ? new Date(body.expires_at) : null };
+    const options = { scopes: body.scopes, mode: body.mode, name: body.name ?? null, owner: body.owner ?? null, expiresAt: body.expires_at ? new Date(body.expires_at) : null, createdBy: p.keyId };
     const created = await this.commands.execute<CreateApiKeyCommand, CreatedApiKey>(new CreateApiKeyCommand(p.orgId, options));
     return { ...created, name: options.name, owner: options.owner };
   }

@@ -16,6 +16,12 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number];
 
+/**
+ * What an anonymous sandbox key may do: the spec's commerce scopes, certificates and reviews of
+ * its own payments; never manage keys or people (`keys:manage`, `users:manage`).
+ */
+export const SANDBOX_SCOPES: readonly Scope[] = ['payments:write', 'payments:read', 'receipts:read', 'webhooks:manage', 'certificates:write', 'approvals:manage'];
+
 export const isScope = (value: unknown): value is Scope => typeof value === 'string' && (SCOPES as readonly string[]).includes(value);
 
 export function parseScopes(list: string): { scopes: Scope[]; unknown: string[] } {

@@ -64,6 +64,7 @@ export const apiKeyViewSchema = apiOutput(
     scopes: z.array(scope),
     name: z.string().nullable(),
     owner: z.string().nullable().describe('who holds the key (keys:create --owner); a policy may require that a reviewer is not the requester nor another key of the same owner'),
+    created_by: z.string().nullable().describe('who created the key: the creating key\'s id, `user:<id>` (the console) or `operator` (the admin CLI); null for keys created before it was recorded, the demo and sandbox keys. The review rules treat a key and its creator chain as one reviewer'),
     created_at: z.string(),
     expires_at: z.string().nullable(),
     revoked_at: z.string().nullable(),

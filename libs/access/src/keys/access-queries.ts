@@ -45,6 +45,7 @@ export interface ApiKeyView {
   scopes: Scope[];
   name: string | null;
   owner: string | null;
+  created_by: string | null;
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
@@ -64,6 +65,7 @@ export function apiKeyView(r: KeyRow, now: Date): ApiKeyView {
     scopes: r.scopes,
     name: r.name,
     owner: r.owner ?? null,
+    created_by: r.created_by ?? null,
     created_at: isoOrNull(r.created_at)!,
     expires_at: expiresAt,
     revoked_at: isoOrNull(r.revoked_at),

@@ -20,7 +20,7 @@ export const accessProjection: InlineProjection = {
       }
       case API_KEY_CREATED: {
         const e = event.data as ApiKeyCreated;
-        const row = { key_id: e.key_id, org_id: e.org_id, mode: e.mode, scopes: e.scopes, secret_hash: e.secret_hash, name: e.name, owner: e.owner ?? null, created_at: event.recorded_at, expires_at: e.expires_at };
+        const row = { key_id: e.key_id, org_id: e.org_id, mode: e.mode, scopes: e.scopes, secret_hash: e.secret_hash, name: e.name, owner: e.owner ?? null, created_by: e.created_by ?? null, created_at: event.recorded_at, expires_at: e.expires_at };
         return [{ op: 'insert', table: 'api_keys', key: ['key_id'], row }];
       }
       case API_KEY_REVOKED: {

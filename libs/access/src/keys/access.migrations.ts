@@ -30,4 +30,9 @@ export const accessMigrations: Migration[] = [
     id: 'access_002_key_owner',
     sql: `ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS owner text;`,
   },
+  {
+    // Who created a key (a key id, user:<id>, operator): a key and its creator chain are one reviewer.
+    id: 'access_003_key_created_by',
+    sql: `ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS created_by text;`,
+  },
 ];

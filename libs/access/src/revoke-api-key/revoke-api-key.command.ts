@@ -2,6 +2,6 @@
 export class RevokeApiKeyCommand {
   constructor(
     readonly keyId: string,
-    readonly options: { orgId?: string; reason?: string | null } = {},
+    readonly options: { orgId?: string; reason?: string | null; /** A key id (it may revoke only keys it holds all the scopes of), `user:<id>` or `operator`. */ revokedBy?: string | null } = {},
   ) {}
 }

@@ -15,7 +15,11 @@ const keyIdParams = z.object({ key_id: z.string().regex(/^key_[0-9a-f]{16}$/, 'm
 export class RevokeApiKeyController {
   constructor(private readonly commands: CommandBus) {}
 
-  /** Revoked at once on every process; another organization's key is 404; revoking again changes nothing. */
+  /**
+   * Revoked at once on every process; another organization's key is 404; revoking again changes
+   * nothing. Only keys whose scopes the caller holds all of (403 insufficient_scope); never the
+   * organization's last active keys:manage key (409 last_key_manager).
+   */
   @Delete('keys/:key_id')
   @HttpCode(200)
   @Authenticated('keys:manage')
@@ -23,6 +27,6 @@ export class RevokeApiKeyController {
   @ApiPathParams(keyIdParams)
   @ApiJsonResponse(200, 'ApiKey')
   revoke(@Caller() caller: AccessContext, @Param(new ZodPipe(keyIdParams, 'params')) p: z.infer<typeof keyIdParams>) {
-    return this.commands.execute<RevokeApiKeyCommand, ApiKeyView>(new RevokeApiKeyCommand(p.key_id, { orgId: caller.principal!.orgId, reason: `revoked by ${caller.principal!.keyId}` }));
+    return this.commands.execute<RevokeApiKeyCommand, ApiKeyView>(new RevokeApiKeyCommand(p.key_id, { orgId: caller.principal!.orgId, reason: `revoked by ${caller.principal!.keyId}`, revokedBy: caller.principal!.keyId }));
   }
 }

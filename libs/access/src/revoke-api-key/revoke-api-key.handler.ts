@@ -22,7 +22,7 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKeyCommand,
     // The organization changed meanwhile: decide again (revoking twice records nothing).
     await retryOnConflict(async () => {
       const org = await this.organizations.load(orgId);
-      const events = revokeApiKey(org!, cmd.keyId, cmd.options.reason ?? null);
+      const events = revokeApiKey(org!, cmd.keyId, cmd.options.reason ?? null, { revokedBy: cmd.options.revokedBy ?? null, now: new Date() });
       if (events.length > 0) await this.organizations.save(orgId, events, org);
     }, Infinity);
     return apiKeyView(await this.keyOf(cmd.keyId), new Date());

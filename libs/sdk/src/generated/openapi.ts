@@ -945,6 +945,8 @@ export interface components {
             name: string | null;
             /** @description who holds the key (keys:create --owner); a policy may require that a reviewer is not the requester nor another key of the same owner */
             owner: string | null;
+            /** @description who created the key: the creating key's id, `user:<id>` (the console) or `operator` (the admin CLI); null for keys created before it was recorded, the demo and sandbox keys. The review rules treat a key and its creator chain as one reviewer */
+            created_by: string | null;
             created_at: string;
             expires_at: string | null;
             revoked_at: string | null;
