@@ -222,19 +222,22 @@ describe('SDK client: every endpoint (e2e)', () => {
 
   it('people: invites a person, reads, changes, issues a link; lists and revokes their console session', async () => {
     const invited = await sigil.inviteUser({ email: `sdk-${randomBytes(4).toString('hex')}@example.com`, display_name: 'SDK person', role: 'viewer' });
-    expect(invited.url).toMatch(/\/console\/sign-in\/link\?token=sgl_[0-9a-f]{64}$/);
+    expect(invited).toMatchObject({ delivered_to: 'issuer', url: expect.stringMatching(/\/console\/sign-in\/link\?token=sgl_[0-9a-f]{64}$/) });
     const userId = invited.user.user_id;
     expect((await sigil.listUsers()).users.map((u) => u.user_id)).toContain(userId);
     await expect(sigil.getUser(userId)).resolves.toMatchObject({ role: 'viewer', has_password: false });
     await expect(sigil.changeUser(userId, { role: 'reviewer' })).resolves.toMatchObject({ role: 'reviewer' });
+    // A new link for someone else goes to them (the server log), not to the key that asked.
     const link = await sigil.createSignInLink(userId);
-    // The person opens the link in the console (a form post with the sign-in form's token): a session.
+    expect(link).toMatchObject({ delivered_to: 'user', user: { user_id: userId } });
+    expect(link.url).toBeUndefined();
+    // The person opens their invitation's link in the console (a form post with the sign-in form's token): a session.
     const csrf = randomBytes(16).toString('hex');
     const signIn = await fetch(`${base}/console/sign-in/link`, {
       method: 'POST',
       redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `sigil_signin=${csrf}` },
-      body: new URLSearchParams({ csrf, token: new URL(link.url).searchParams.get('token')! }),
+      body: new URLSearchParams({ csrf, token: new URL(invited.url!).searchParams.get('token')! }),
     });
     expect(signIn.status).toBe(303);
     const { sessions } = await sigil.listSessions({ user_id: userId });

@@ -18,7 +18,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}, imports: Type[] = [], options: Pick<CreateAppOptions, 'settlementProvider'> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, imports: Type[] = [], options: Pick<CreateAppOptions, 'settlementProvider' | 'logger'> = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sigil-e2e-'));
   const config = loadConfig({
     DATABASE_URL: process.env.DATABASE_URL,

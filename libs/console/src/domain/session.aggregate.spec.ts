@@ -1,4 +1,5 @@
 import { csrfTokenFor, hashPassword, hashToken, newLinkToken, newSessionToken, passwordMatches, sameSecret } from './secrets';
+import type { UserActor } from './user.aggregate';
 import { foldSession, foldSignInLink, issueSignInLink, redeemSignInLink, revokeSession, SESSION_REVOKED, startSession } from './session.aggregate';
 
 const now = new Date('2026-11-25T12:00:00Z');
@@ -14,7 +15,7 @@ describe('sessions and sign-in links', () => {
   });
 
   it('a link works once and in time; a used, expired or missing one is refused alike', () => {
-    const issued = issueSignInLink({ linkId: 'lnk_1', orgId: 'org_a', userId: 'usr_1', tokenHash: 'h', issuedBy: 'operator' }, now, 60_000);
+    const issued = issueSignInLink({ linkId: 'lnk_1', orgId: 'org_a', user: { user_id: 'usr_1', role: 'viewer' }, tokenHash: 'h' }, { kind: 'operator' }, now, 60_000);
     const link = foldSignInLink(issued)!;
     const redeemed = redeemSignInLink(link, 'ses_1', new Date(now.getTime() + 59_000));
     expect(redeemed[0].data).toEqual({ link_id: 'lnk_1', org_id: 'org_a', user_id: 'usr_1', session_id: 'ses_1' });
@@ -22,6 +23,28 @@ describe('sessions and sign-in links', () => {
     for (const [state, at] of [[used, now], [link, new Date(now.getTime() + 60_000)], [null, now]] as const) {
       expect(() => redeemSignInLink(state, 'ses_2', at)).toThrow(expect.objectContaining({ code: 'sign_in_failed' }));
     }
+  });
+});
+
+describe('who may issue a sign-in link, and who receives it', () => {
+  const base = { linkId: 'lnk_1', orgId: 'org_a', tokenHash: 'h' };
+  const owner = { user_id: 'usr_owner', role: 'owner' as const };
+  const viewer = { user_id: 'usr_viewer', role: 'viewer' as const };
+  // Written as a cast so the spec holds whether or not a key actor carries its scopes.
+  const key = { kind: 'api_key', keyId: 'key_1', scopes: [] } as unknown as UserActor;
+  const delivered = (events: ReturnType<typeof issueSignInLink>) => events[0].data.delivered_to;
+  it('an owner\u2019s link only by an owner or the operator', () => {
+    for (const by of [key, { kind: 'user', userId: 'usr_admin', role: 'admin' } as const]) {
+      expect(() => issueSignInLink({ ...base, user: owner }, by, now)).toThrow(expect.objectContaining({ code: 'owner_role_required' }));
+    }
+    expect(issueSignInLink({ ...base, user: owner }, { kind: 'user', userId: 'usr_other', role: 'owner' }, now)[0].data).toMatchObject({ issued_by: 'user:usr_other', delivered_to: 'user' });
+    expect(delivered(issueSignInLink({ ...base, user: owner }, { kind: 'operator' }, now))).toBe('issuer');
+  });
+  it('a link for someone else goes to them, never to the issuer; one\u2019s own, the operator\u2019s and a new account\u2019s first go to the issuer', () => {
+    expect(delivered(issueSignInLink({ ...base, user: viewer }, key, now))).toBe('user');
+    expect(delivered(issueSignInLink({ ...base, user: viewer }, { kind: 'user', userId: 'usr_admin', role: 'admin' }, now))).toBe('user');
+    expect(delivered(issueSignInLink({ ...base, user: viewer }, { kind: 'user', userId: 'usr_viewer', role: 'viewer' }, now))).toBe('issuer');
+    expect(delivered(issueSignInLink({ ...base, user: viewer, newAccount: true }, key, now))).toBe('issuer');
   });
 });
 

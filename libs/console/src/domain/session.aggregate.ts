@@ -1,4 +1,6 @@
 import { DomainError } from '@app/core';
+import type { Role } from './roles';
+import { actorName, UserActor } from './user.aggregate';
 
 /**
  * Console sessions and the one-time sign-in links that open them. A session's stream holds its
@@ -12,8 +14,8 @@ export const SIGN_IN_LINK_REDEEMED = 'sign_in_link.redeemed';
 
 export const SESSION_TTL_MS = 12 * 3600_000;
 export const LINK_TTL_MS = 30 * 60_000;
-/** The first owner's link (printed at the first start) waits longer: the operator may read the log later. */
-export const FIRST_OWNER_LINK_TTL_MS = 7 * 24 * 3600_000;
+/** The first owner's link (printed at the first start) waits a day: the operator may read it later, but not for long. */
+export const FIRST_OWNER_LINK_TTL_MS = 24 * 3600_000;
 
 export type SignInMethod = 'link' | 'password';
 
@@ -32,6 +34,13 @@ export interface SessionRevoked {
   reason: 'signed_out' | 'revoked';
   revoked_by: string;
 }
+/**
+ * Who receives a link: `issuer` (the one who asked gets it: the person for themselves, the
+ * operator, or the inviter of a new account, its first credential) or `user` (sent to the person,
+ * which for now is the server's log in place of an email; the issuer never sees it).
+ */
+export type LinkDelivery = 'issuer' | 'user';
+
 export interface SignInLinkIssued {
   link_id: string;
   org_id: string;
@@ -39,6 +48,8 @@ export interface SignInLinkIssued {
   token_hash: string;
   expires_at: string;
   issued_by: string;
+  /** Absent in links issued before it was recorded (those went to their issuer). */
+  delivered_to?: LinkDelivery;
 }
 export interface SignInLinkRedeemed {
   link_id: string;
@@ -105,14 +116,28 @@ export function revokeSession(s: SessionState, reason: SessionRevoked['reason'],
   return [{ type: SESSION_REVOKED, data }];
 }
 
-export function issueSignInLink(input: { linkId: string; orgId: string; userId: string; tokenHash: string; issuedBy: string }, now: Date, ttlMs = LINK_TTL_MS) {
+/**
+ * Nobody obtains a credential for another person: a link for someone else goes to them, not to
+ * the issuer, except the first link of an account just invited (the inviter made it) and the
+ * operator's. An owner's link is issued only by an owner or the operator, as owners' roles are.
+ */
+export function issueSignInLink(
+  input: { linkId: string; orgId: string; user: { user_id: string; role: Role }; tokenHash: string; newAccount?: boolean },
+  by: UserActor,
+  now: Date,
+  ttlMs = LINK_TTL_MS,
+) {
+  const ownerOrOperator = by.kind === 'operator' || (by.kind === 'user' && by.role === 'owner'); // the user aggregate's rule for owners' roles
+  if (input.user.role === 'owner' && !ownerOrOperator) throw new DomainError('owner_role_required', 'only an owner can issue a sign-in link for an owner');
+  const own = by.kind === 'user' && by.userId === input.user.user_id;
   const data: SignInLinkIssued = {
     link_id: input.linkId,
     org_id: input.orgId,
-    user_id: input.userId,
+    user_id: input.user.user_id,
     token_hash: input.tokenHash,
     expires_at: new Date(now.getTime() + ttlMs).toISOString(),
-    issued_by: input.issuedBy,
+    issued_by: actorName(by),
+    delivered_to: own || by.kind === 'operator' || input.newAccount ? 'issuer' : 'user',
   };
   return [{ type: SIGN_IN_LINK_ISSUED, data }];
 }

@@ -12,7 +12,8 @@ export const DEMO_OWNER_EMAIL = 'owner@demo.sigil.invalid';
 
 /**
  * Embedded mode's first start: the demo organization gets an owner, and their one-time sign-in
- * link is printed beside the demo key (valid 7 days), so the console opens straight away.
+ * link is printed beside the demo key (valid 24 hours), so the console opens straight away. That
+ * print stands in for an email; the structured log records the link's issue without its URL.
  */
 @Injectable()
 @EventsHandler(DemoOrganizationCreated)
@@ -27,7 +28,7 @@ export class FirstOwner implements IEventHandler<DemoOrganizationCreated> {
     try {
       const link = await this.invite.execute(new InviteUserCommand(event.orgId, { email: DEMO_OWNER_EMAIL, displayName: 'Demo owner', role: 'owner' }, { kind: 'operator' }, FIRST_OWNER_LINK_TTL_MS));
       const url = signInUrl(this.config.BASE_URL, link.token);
-      this.logger.info({ event: 'console.sign_in_link', user_id: link.user.user_id, email: link.user.email, url, expires_at: link.expires_at }, 'console sign-in link issued');
+      this.logger.info({ event: 'console.sign_in_link', link_id: link.link_id, user_id: link.user.user_id, expires_at: link.expires_at }, 'console sign-in link issued (printed once above)');
       process.stderr.write(`Console: ${this.config.BASE_URL}/console — sign in as the demo owner (${DEMO_OWNER_EMAIL}) with this one-time link (until ${link.expires_at}):\n\n  ${url}\n\n`);
     } catch (err) {
       this.logger.error({ err }, 'could not create the demo organization’s owner');

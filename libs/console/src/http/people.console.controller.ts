@@ -46,8 +46,9 @@ export class PeopleConsoleController {
     checkCsrf(viewer.csrf, body);
     const input = { email: formField(body, 'email'), displayName: formField(body, 'display_name'), role: formField(body, 'role') };
     const issued = await this.commands.execute<InviteUserCommand, IssuedSignInLink>(new InviteUserCommand(viewer.user.org_id, input, actorOf(viewer)));
+    // A new account's first link goes to its inviter (shown on this page once), and nowhere else.
     const url = signInUrl(this.config.BASE_URL, issued.token);
-    this.logger.info({ event: 'console.sign_in_link', user_id: issued.user.user_id, email: issued.user.email, url, expires_at: issued.expires_at }, 'console sign-in link issued');
+    this.logger.info({ event: 'console.sign_in_link', link_id: issued.link_id, user_id: issued.user.user_id, delivered_to: issued.delivered_to, expires_at: issued.expires_at }, 'console sign-in link issued');
     sendPage(reply, 201, await this.page(viewer, { invited: { url, email: issued.user.email } }));
   }
 

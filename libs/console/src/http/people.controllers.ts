@@ -40,7 +40,7 @@ export class PeopleController {
 
   @Post('users')
   @Authenticated('users:manage')
-  @ApiOperation({ operationId: 'inviteUser', summary: 'Invite a person: the user, and a one-time sign-in link for them (shown once, and logged in place of an email)' })
+  @ApiOperation({ operationId: 'inviteUser', summary: 'Invite a person: the user, and their first one-time sign-in link, in this answer only (the caller forwards it)' })
   @ApiBody({ required: true, schema: schemaRef('InviteUserRequest') })
   @ApiJsonResponse(201, 'SignInLink')
   async invite(@Caller() caller: AccessContext, @Body(new ZodPipe(inviteUserBody)) body: z.infer<typeof inviteUserBody>) {
@@ -71,7 +71,10 @@ export class PeopleController {
 
   @Post('users/:user_id/sign-in-links')
   @Authenticated('users:manage')
-  @ApiOperation({ operationId: 'createSignInLink', summary: 'A new one-time sign-in link for a person (shown once, and logged in place of an email)' })
+  @ApiOperation({
+    operationId: 'createSignInLink',
+    summary: 'A new one-time sign-in link, sent to the person (the server log stands in for email); the answer has no url. An owner’s only by an owner (keys: 403 owner_role_required)',
+  })
   @ApiPathParams(userParams)
   @ApiJsonResponse(201, 'SignInLink')
   async signInLink(@Caller() caller: AccessContext, @Param(new ZodPipe(userParams, 'params')) p: z.infer<typeof userParams>) {
@@ -98,10 +101,19 @@ export class PeopleController {
     return this.commands.execute(new RevokeSessionCommand(p.session_id, { orgId: caller.principal!.orgId, reason: 'revoked', by: `api_key:${caller.principal!.keyId}` }));
   }
 
-  /** The link goes to the log too: there is no email yet, and the operator forwards it. */
+  /**
+   * A link for the caller (a new account's first, or the operator's) is in the answer only; a link
+   * for someone else goes to that person alone: the server's log stands in for the email.
+   */
   private link(issued: IssuedSignInLink) {
     const url = signInUrl(this.config.BASE_URL, issued.token);
-    this.logger.info({ event: 'console.sign_in_link', user_id: issued.user.user_id, email: issued.user.email, url, expires_at: issued.expires_at }, 'console sign-in link issued');
-    return { link_id: issued.link_id, url, expires_at: issued.expires_at, user: issued.user };
+    const answer = { link_id: issued.link_id, delivered_to: issued.delivered_to, expires_at: issued.expires_at, user: issued.user };
+    const logged = { event: 'console.sign_in_link', link_id: issued.link_id, user_id: issued.user.user_id, delivered_to: issued.delivered_to, expires_at: issued.expires_at };
+    if (issued.delivered_to === 'issuer') {
+      this.logger.info(logged, 'console sign-in link issued (in the answer)');
+      return { ...answer, url };
+    }
+    this.logger.info({ ...logged, email: issued.user.email, url }, 'console sign-in link for the person (this log stands in for an email to them)');
+    return answer;
   }
 }

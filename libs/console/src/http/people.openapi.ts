@@ -35,7 +35,8 @@ export const signInLinkSchema = apiOutput(
   'SignInLink',
   z.object({
     link_id: z.string(),
-    url: z.string().describe('the one-time sign-in link (shown this once; also written to the log in place of an email)'),
+    delivered_to: z.enum(['issuer', 'user']).describe('issuer: the link is in this answer (a new account’s first link); user: it was sent to the person (the server log stands in for email) and is not in this answer'),
+    url: z.string().optional().describe('the one-time sign-in link, shown this once; only when delivered_to is issuer'),
     expires_at: z.string(),
     user: userSchema,
   }),

@@ -27,6 +27,6 @@ export class InviteUserHandler implements ICommandHandler<InviteUserCommand, Iss
       if (err instanceof WrongExpectedVersion) throw new DomainError('email_taken', `a user with the email ${email} exists already`);
       throw err;
     }
-    return this.links.execute(new IssueSignInLinkCommand(cmd.orgId, userId, cmd.by, cmd.linkTtlMs));
+    return this.links.execute(new IssueSignInLinkCommand(cmd.orgId, userId, cmd.by, cmd.linkTtlMs, true));
   }
 }

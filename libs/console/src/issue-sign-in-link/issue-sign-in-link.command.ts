@@ -1,3 +1,4 @@
+import type { LinkDelivery } from '../domain/session.aggregate';
 import type { UserActor } from '../domain/user.aggregate';
 import type { UserView } from '../people/console-queries';
 
@@ -8,13 +9,19 @@ export class IssueSignInLinkCommand {
     readonly userId: string,
     readonly by: UserActor,
     readonly ttlMs?: number,
+    /** The first link of an account the issuer has just invited: it goes to the issuer. */
+    readonly newAccount = false,
   ) {}
 }
 
-/** The link's token is shown this once (and written to the log in place of an email); only its hash is stored. */
+/**
+ * The link's token, for whoever delivers it: to the issuer once (delivered_to `issuer`), or to the
+ * person (`user`: the server's log in place of an email), never both. Only its hash is stored.
+ */
 export interface IssuedSignInLink {
   link_id: string;
   token: string;
+  delivered_to: LinkDelivery;
   expires_at: string;
   user: UserView;
 }

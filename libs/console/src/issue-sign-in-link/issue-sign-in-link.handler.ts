@@ -3,13 +3,12 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Clock, DomainError, newPrefixedId } from '@app/core';
 import { hashToken, newLinkToken } from '../domain/secrets';
 import { issueSignInLink, LINK_TTL_MS } from '../domain/session.aggregate';
-import { actorName } from '../domain/user.aggregate';
 import { CONSOLE_CLOCK } from '../people/console-clock';
 import { ConsoleQueries, userView } from '../people/console-queries';
 import { SignInLinkRepository } from '../people/console.repositories';
 import { IssueSignInLinkCommand, IssuedSignInLink } from './issue-sign-in-link.command';
 
-/** Another organization's user answers as a missing one: not_found. */
+/** Load the person, let the aggregate decide (owners' links; who receives it), save. Another organization's user answers as a missing one: not_found. */
 @CommandHandler(IssueSignInLinkCommand)
 export class IssueSignInLinkHandler implements ICommandHandler<IssueSignInLinkCommand, IssuedSignInLink> {
   constructor(
@@ -23,8 +22,9 @@ export class IssueSignInLinkHandler implements ICommandHandler<IssueSignInLinkCo
     if (!user || user.org_id !== cmd.orgId) throw new DomainError('not_found', `user ${cmd.userId} not found`);
     const linkId = newPrefixedId('lnk', 12);
     const token = newLinkToken();
-    const events = issueSignInLink({ linkId, orgId: user.org_id, userId: user.user_id, tokenHash: hashToken(token), issuedBy: actorName(cmd.by) }, this.clock.now(), cmd.ttlMs ?? LINK_TTL_MS);
+    const events = issueSignInLink({ linkId, orgId: user.org_id, user, tokenHash: hashToken(token), newAccount: cmd.newAccount }, cmd.by, this.clock.now(), cmd.ttlMs ?? LINK_TTL_MS);
     await this.links.save(linkId, events, null);
-    return { link_id: linkId, token, expires_at: events[0].data.expires_at, user: userView(user) };
+    const { expires_at, delivered_to } = events[0].data;
+    return { link_id: linkId, token, delivered_to: delivered_to!, expires_at, user: userView(user) };
   }
 }

@@ -855,7 +855,7 @@ export interface paths {
         /** The people of the caller’s organization */
         get: operations["listUsers"];
         put?: never;
-        /** Invite a person: the user, and a one-time sign-in link for them (shown once, and logged in place of an email) */
+        /** Invite a person: the user, and their first one-time sign-in link, in this answer only (the caller forwards it) */
         post: operations["inviteUser"];
         delete?: never;
         options?: never;
@@ -890,7 +890,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new one-time sign-in link for a person (shown once, and logged in place of an email) */
+        /** A new one-time sign-in link, sent to the person (the server log stands in for email); the answer has no url. An owner’s only by an owner (keys: 403 owner_role_required) */
         post: operations["createSignInLink"];
         delete?: never;
         options?: never;
@@ -1601,8 +1601,13 @@ export interface components {
         };
         SignInLink: {
             link_id: string;
-            /** @description the one-time sign-in link (shown this once; also written to the log in place of an email) */
-            url: string;
+            /**
+             * @description issuer: the link is in this answer (a new account’s first link); user: it was sent to the person (the server log stands in for email) and is not in this answer
+             * @enum {string}
+             */
+            delivered_to: "issuer" | "user";
+            /** @description the one-time sign-in link, shown this once; only when delivered_to is issuer */
+            url?: string;
             expires_at: string;
             user: components["schemas"]["User"];
         };
