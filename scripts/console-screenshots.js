@@ -28,7 +28,8 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'sigil-shots-'));
   const child = spawn(process.execPath, [join(__dirname, 'start.js'), 'api'], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    // The endpoint points at a closed local port (no network here), so its deliveries show failed attempts.
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -47,12 +48,16 @@ async function main() {
       return res.json();
     };
     await api('PUT', '/api/cdp/policies/default', { limits: { USD: { per_transaction_cents: 100_000, review_above_cents: 20_000 } } });
+    const endpoint = await api('POST', '/api/cdp/webhooks/endpoints', { url: 'http://127.0.0.1:9/hooks/sigil', description: 'Payments ledger' });
     const pay = (amount_cents, merchant_id, purpose_tag, agent) =>
       api('POST', '/api/cdp/authorize', { amount_cents, currency: 'USD', merchant_id, purpose_tag, delegated_authority: agent, expiration_iso: new Date(Date.now() + 3 * 3600_000).toISOString() });
     const small = await pay(4_500, 'm_coffee', 'meals', 'did:cd:agent:travel-bot');
     await api('POST', `/api/cdp/transactions/${small.transaction_id}/execute`);
     await pay(32_000, 'm_hotel_lisbon', 'travel', 'did:cd:agent:travel-bot');
     await pay(64_900, 'm_airline', 'travel', 'did:cd:agent:travel-bot');
+    // A second policy version (for the versions page's diff) and a certificate.
+    await api('PUT', '/api/cdp/policies/default', { limits: { USD: { per_transaction_cents: 100_000, review_above_cents: 15_000 } }, merchants: { blocked: ['m_casino'] } });
+    await api('POST', '/api/notary/create', { content: JSON.stringify([{ city: 'Lisbon', kwh: 412 }, { city: 'Porto', kwh: 388 }]), visibility: 'public' });
 
     const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
     mkdirSync(out, { recursive: true });
@@ -72,6 +77,11 @@ async function main() {
     await shot('keys', '/console/keys');
     await shot('people', '/console/people');
     await shot('account', '/console/account');
+    await shot('webhooks', '/console/webhooks');
+    if (endpoint.id) await shot('webhook-endpoint', `/console/webhooks/${endpoint.id}`);
+    await shot('policy', '/console/policies/default');
+    await shot('policy-versions', '/console/policies/default/versions');
+    await shot('certificates', '/console/certificates');
     await page.setViewportSize({ width: 360, height: 740 });
     await shot('approvals-360', '/console/approvals');
     await browser.close();

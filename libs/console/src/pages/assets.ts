@@ -40,7 +40,7 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.85em; }
 .form-errors { border: 1px solid var(--bad); border-radius: 6px; padding: 8px 12px; margin: 8px 0; } .field-error { color: var(--bad); margin: 2px 0 8px; }
 [aria-invalid=true] { border-color: var(--bad); } fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0; }
 ul.checks { list-style: none; padding: 0; margin: 0; display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 2px 12px; } label.inline { display: inline; font-weight: 400; margin-left: 4px; }
-pre.diff ins { display: block; text-decoration: none; color: var(--ok); } pre.diff del { display: block; text-decoration: none; color: var(--bad); } main h1 { overflow-wrap: anywhere; }
+pre.diff ins { text-decoration: none; color: var(--ok); } pre.diff del { text-decoration: none; color: var(--bad); } main h1 { overflow-wrap: anywhere; }
 `;
 
 export const CONSOLE_SCRIPT = `'use strict';
