@@ -2,12 +2,15 @@ import type { FastifyReply } from 'fastify';
 import { toErrorResponse } from '@app/http';
 import type { ConsoleAuth, ConsoleViewer } from '../people/console-auth';
 import { FormProblem, issuesOf } from '../pages/field-messages';
-import { ConsoleRequest, redirect } from './console-http';
-import { parseCookies, SESSION_COOKIE } from './cookies';
+import { ConsoleRequest, isSecure, redirect } from './console-http';
+import { readCookie, SESSION_COOKIE } from './cookies';
+
+/** The session cookie's value, under its name for this scheme (`__Host-sigil_session` over HTTPS). */
+export const sessionTokenOf = (auth: ConsoleAuth, req: ConsoleRequest) => readCookie(req.headers.cookie, SESSION_COOKIE, isSecure(req, auth.baseUrl));
 
 /** The signed-in person, or a redirect to the sign-in page (and null). */
 export async function signedIn(auth: ConsoleAuth, req: ConsoleRequest, reply: FastifyReply): Promise<ConsoleViewer | null> {
-  const viewer = await auth.viewer(parseCookies(req.headers.cookie).get(SESSION_COOKIE));
+  const viewer = await auth.viewer(sessionTokenOf(auth, req));
   req.consoleViewer = viewer;
   if (!viewer) redirect(reply, '/console/sign-in');
   return viewer;

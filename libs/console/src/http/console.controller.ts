@@ -13,7 +13,7 @@ import { timelinePage, transactionsPage } from '../pages/transactions.pages';
 import { SetPasswordCommand } from '../set-password/set-password.command';
 import { ConsoleReads } from './console-reads';
 import { checkCsrf, ConsolePageFilter, ConsoleRequest, formField, redirect, requireScope, sendPage } from './console-http';
-import { parseCookies, SESSION_COOKIE } from './cookies';
+import { sessionTokenOf } from './console-forms';
 import { parseAmount } from './amount';
 
 const instant = z.string().refine((v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}/.test(v), 'must be an ISO-8601 date or date-time');
@@ -132,7 +132,7 @@ export class ConsoleController {
 
   /** The signed-in person, or a redirect to the sign-in page (and null). */
   private async viewer(req: ConsoleRequest, reply: FastifyReply): Promise<ConsoleViewer | null> {
-    const viewer = await this.auth.viewer(parseCookies(req.headers.cookie).get(SESSION_COOKIE));
+    const viewer = await this.auth.viewer(sessionTokenOf(this.auth, req));
     req.consoleViewer = viewer;
     if (!viewer) redirect(reply, '/console/sign-in');
     return viewer;

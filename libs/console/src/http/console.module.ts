@@ -4,7 +4,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import type { FastifyInstance } from 'fastify';
 import { TransactionQueries } from '@app/commerce';
 import { RateLimitStore } from '@app/access';
-import { AppConfig, Clock, systemClock } from '@app/core';
+import { APP_CONFIG, AppConfig, Clock, systemClock } from '@app/core';
 import { EventStore, SqlDatabase } from '@app/event-store';
 import { ConsoleCertificates } from '../certificates/console-certificates.repository';
 import { ChangeUserRoleHandler } from '../change-user-role/change-user-role.handler';
@@ -49,7 +49,7 @@ export class ConsoleModule implements OnModuleInit {
         { provide: SignInLinkRepository, useFactory: (store: EventStore) => new SignInLinkRepository(store), inject: [EventStore] },
         { provide: CONSOLE_CLOCK, useValue: systemClock },
         { provide: ConsoleCertificates, useFactory: (db: SqlDatabase) => new ConsoleCertificates(db), inject: [SqlDatabase] },
-        { provide: ConsoleAuth, useFactory: (reads: ConsoleQueries, clock: Clock) => new ConsoleAuth(reads, clock), inject: [ConsoleQueries, CONSOLE_CLOCK] },
+        { provide: ConsoleAuth, useFactory: (reads: ConsoleQueries, clock: Clock, c: AppConfig) => new ConsoleAuth(reads, clock, c.BASE_URL), inject: [ConsoleQueries, CONSOLE_CLOCK, APP_CONFIG] },
         // The commerce module's own queries (the API's), looked up once it exists.
         { provide: ConsoleReads, useFactory: (ref: ModuleRef) => new ConsoleReads(() => ref.get(TransactionQueries, { strict: false })), inject: [ModuleRef] },
         IssueSignInLinkHandler,

@@ -15,7 +15,8 @@ import { RedeemSignInLinkCommand } from '../redeem-sign-in-link/redeem-sign-in-l
 import { RevokeSessionCommand } from '../revoke-session/revoke-session.command';
 import { SignInWithPasswordCommand } from '../sign-in-with-password/sign-in-with-password.command';
 import { checkCsrf, ConsolePageFilter, ConsoleRequest, formField, isSecure, redirect, sendPage } from './console-http';
-import { clearedCookie, cookie, parseCookies, PRE_SESSION_COOKIE, SESSION_COOKIE } from './cookies';
+import { clearedCookie, cookie, PRE_SESSION_COOKIE, readCookie, SESSION_COOKIE } from './cookies';
+import { sessionTokenOf } from './console-forms';
 import { SignInThrottle } from './sign-in-throttle';
 
 /**
@@ -35,7 +36,7 @@ export class SignInController {
 
   @Get()
   async home(@Req() req: ConsoleRequest, @Res() reply: FastifyReply) {
-    const viewer = await this.auth.viewer(parseCookies(req.headers.cookie).get(SESSION_COOKIE));
+    const viewer = await this.auth.viewer(sessionTokenOf(this.auth, req));
     redirect(reply, viewer ? '/console/approvals' : '/console/sign-in');
   }
 
@@ -98,7 +99,7 @@ export class SignInController {
   @Post('sign-out')
   @HttpCode(200)
   async signOut(@Req() req: ConsoleRequest, @Res() reply: FastifyReply, @Body() body: unknown) {
-    const viewer = await this.auth.viewer(parseCookies(req.headers.cookie).get(SESSION_COOKIE));
+    const viewer = await this.auth.viewer(sessionTokenOf(this.auth, req));
     if (viewer) {
       checkCsrf(viewer.csrf, body);
       await this.commands.execute(new RevokeSessionCommand(viewer.session.session_id, { reason: 'signed_out', by: `user:${viewer.user.user_id}` }));
@@ -116,7 +117,7 @@ export class SignInController {
 
   /** The sign-in forms' token: the cookie's, or a new one set now. */
   private preSessionToken(req: ConsoleRequest, reply: FastifyReply): string {
-    const existing = parseCookies(req.headers.cookie).get(PRE_SESSION_COOKIE);
+    const existing = readCookie(req.headers.cookie, PRE_SESSION_COOKIE, isSecure(req, this.config.BASE_URL));
     if (existing && /^[0-9a-f]{32}$/.test(existing)) return existing;
     const token = randomBytes(16).toString('hex');
     void reply.header('set-cookie', cookie(PRE_SESSION_COOKIE, token, { secure: isSecure(req, this.config.BASE_URL), maxAgeSeconds: 3600 }));
@@ -124,7 +125,7 @@ export class SignInController {
   }
 
   private preSessionValid(req: ConsoleRequest, body: unknown): boolean {
-    const expected = parseCookies(req.headers.cookie).get(PRE_SESSION_COOKIE);
+    const expected = readCookie(req.headers.cookie, PRE_SESSION_COOKIE, isSecure(req, this.config.BASE_URL));
     const presented = formField(body, 'csrf');
     return Boolean(expected && presented && sameSecret(presented, expected));
   }

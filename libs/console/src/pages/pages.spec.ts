@@ -1,7 +1,7 @@
 import { CONSOLE_CSP, esc, money, page, timeLeft } from './layout';
 import { parseAmount } from '../http/amount';
 import { jsonForScript } from './timeline-script';
-import { parseCookies, cookie } from '../http/cookies';
+import { cookie, parseCookies, readCookie } from '../http/cookies';
 
 describe('console pages', () => {
   it('escapes text and attributes', () => {
@@ -44,9 +44,13 @@ describe('console pages', () => {
     expect(() => parseAmount('1', 'XXQ')).toThrow(expect.objectContaining({ code: 'validation_failed' }));
   });
 
-  it('cookies: HttpOnly, SameSite=Strict, Secure over HTTPS; the first of two wins', () => {
-    expect(cookie('a', 'b', { secure: true, maxAgeSeconds: 60 })).toBe('a=b; Path=/console; Max-Age=60; HttpOnly; SameSite=Strict; Secure');
-    expect(cookie('a', 'b', { secure: false, maxAgeSeconds: 60 })).not.toContain('Secure');
+  it('cookies: HttpOnly, SameSite=Strict; over HTTPS __Host- (Secure, Path=/, no Domain), plain over HTTP; the first of two wins', () => {
+    expect(cookie('a', 'b', { secure: true, maxAgeSeconds: 60 })).toBe('__Host-a=b; Path=/; Max-Age=60; HttpOnly; SameSite=Strict; Secure');
+    expect(cookie('a', 'b', { secure: false, maxAgeSeconds: 60 })).toBe('a=b; Path=/console; Max-Age=60; HttpOnly; SameSite=Strict');
+    // Over HTTPS only the prefixed name is read: a plain one (settable from a sibling subdomain) is ignored.
+    expect(readCookie('sigil_session=evil', 'sigil_session', true)).toBeUndefined();
+    expect(readCookie('sigil_session=evil; __Host-sigil_session=ours', 'sigil_session', true)).toBe('ours');
+    expect(readCookie('sigil_session=ours', 'sigil_session', false)).toBe('ours');
     expect(parseCookies('x=1; sigil_session=abc; sigil_session=def')).toEqual(new Map([['x', '1'], ['sigil_session', 'abc']]));
   });
 });

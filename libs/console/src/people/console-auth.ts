@@ -18,6 +18,8 @@ export class ConsoleAuth {
   constructor(
     private readonly reads: ConsoleQueries,
     private readonly clock: Clock,
+    /** The configured BASE_URL: an https one makes the console's cookies `__Host-` ones. */
+    readonly baseUrl = '',
   ) {}
 
   async viewer(sessionToken: string | undefined): Promise<ConsoleViewer | null> {
