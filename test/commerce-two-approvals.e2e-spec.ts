@@ -64,7 +64,9 @@ describe('two required approvals (e2e)', () => {
     const o = await access.createOrganization(name);
     const scopes = ['payments:write', 'payments:read', 'approvals:manage', 'webhooks:manage'] as const;
     const key = (owner: string) => access.createApiKey(o.org_id, { scopes: [...scopes], mode: 'test', owner });
-    const [agent, sam, samsOther, lee] = [await key('dana'), await key('sam'), await key('sam'), await key('lee')];
+    const [agent, sam, samsOther, lee, kim] = [await key('dana'), await key('sam'), await key('sam'), await key('lee'), await key('kim')];
+    // A key manager without an owner (made by the operator), who mints keys over HTTP.
+    const manager = await access.createApiKey(o.org_id, { scopes: [...scopes, 'keys:manage'], mode: 'test', createdBy: 'operator' });
     const put = await call('PUT', '/api/cdp/policies/default', agent.key, { ...twoApprovals, review: { ...twoApprovals.review, ...review } });
     expect(put.statusCode).toBe(200);
     const escalate = async () => {
@@ -74,7 +76,7 @@ describe('two required approvals (e2e)', () => {
     };
     const timeline = async (txn: string) => (await call('GET', `/api/cdp/transactions/${txn}/events`, agent.key)).json() as { events: Entry[] };
     const types = async (txn: string) => (await timeline(txn)).events.map((e) => e.event_type).filter((x) => x.startsWith('authorization.'));
-    return { agent, sam, samsOther, lee, escalate, timeline, types };
+    return { orgId: o.org_id, agent, sam, samsOther, lee, kim, manager, escalate, timeline, types };
   };
 
   it('the policy field is 1 or 2 (400 naming it otherwise) and reads back from GET, versions, simulate and quote', async () => {
@@ -172,6 +174,37 @@ describe('two required approvals (e2e)', () => {
     expect((await approve(o.lee.key, d.authorization_id)).json()).toMatchObject({ status: 'authorized' });
   });
 
+  it('without require_distinct_reviewer too, the requester gives neither approval (403 reviewer_is_requester)', async () => {
+    const o = await org('two-approvals-requester');
+    const d = await o.escalate();
+    for (const first of [true, false]) {
+      const requester = await approve(o.agent.key, d.authorization_id);
+      expect(requester.statusCode).toBe(403);
+      expect(requester.json()).toMatchObject({ error: 'reviewer_is_requester' });
+      if (first) expect((await approve(o.sam.key, d.authorization_id)).statusCode).toBe(200);
+    }
+    expect(await o.types(d.transaction_id)).toEqual(['authorization.requested', 'authorization.escalated', 'authorization.approval_recorded']);
+    expect((await approve(o.lee.key, d.authorization_id)).json()).toMatchObject({ status: 'authorized' });
+  });
+
+  it('a key minted over HTTP (created_by) and the key that minted it are one reviewer: 409 reviewer_already_approved', async () => {
+    const o = await org('two-approvals-minted');
+    const minted = await call('POST', '/api/keys', o.manager.key, { scopes: ['approvals:manage', 'payments:read'], mode: 'test', name: 'second laptop' });
+    expect(minted.statusCode).toBe(201);
+    const grandchild = await call('POST', '/api/keys', minted.json().key, { scopes: ['approvals:manage'], mode: 'test' });
+    expect(grandchild.statusCode).toBe(403); // the minted key holds no keys:manage
+    const d = await o.escalate();
+    expect((await approve(o.manager.key, d.authorization_id)).statusCode).toBe(200);
+    const again = await approve(minted.json().key, d.authorization_id);
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ error: 'reviewer_already_approved' });
+    // The other way round: the minted key first, its creator second.
+    const e = await o.escalate();
+    expect((await approve(minted.json().key, e.authorization_id)).statusCode).toBe(200);
+    expect((await approve(o.manager.key, e.authorization_id)).json()).toMatchObject({ error: 'reviewer_already_approved' });
+    expect((await approve(o.lee.key, e.authorization_id)).json()).toMatchObject({ status: 'authorized' });
+  });
+
   it('a rejection after one approval rejects and releases the whole reservation', async () => {
     const o = await org('two-approvals-reject');
     const d = await o.escalate();
@@ -201,7 +234,7 @@ describe('two required approvals (e2e)', () => {
     expect(await o.types(e.transaction_id)).toEqual(['authorization.requested', 'authorization.escalated', 'authorization.approval_recorded']);
 
     const f = await o.escalate();
-    const three = await Promise.all([approve(o.sam.key, f.authorization_id), approve(o.lee.key, f.authorization_id), approve(o.agent.key, f.authorization_id)]);
+    const three = await Promise.all([approve(o.sam.key, f.authorization_id), approve(o.lee.key, f.authorization_id), approve(o.kim.key, f.authorization_id)]);
     expect(three.map((r) => r.statusCode).sort()).toEqual([200, 200, 409]);
     expect(three.find((r) => r.statusCode === 409)!.json()).toMatchObject({ error: 'authorization_not_pending', details: { status: 'authorized' } });
     expect((await o.types(f.transaction_id)).filter((x) => x === 'authorization.human_approved')).toHaveLength(1);

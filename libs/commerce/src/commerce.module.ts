@@ -130,7 +130,7 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
         },
         {
           provide: ReviewRules,
-          // Key owners come from the access read model, through its own repository.
+          // Key owners and creators come from the access read model, through its own repository.
           useFactory: (policies: PolicyService, db: SqlDatabase) => {
             const keys = new AccessReadModel(db);
             return new ReviewRules({
@@ -138,6 +138,10 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
               keyOwner: async (orgId, keyId) => {
                 const row = await keys.keyRow(keyId);
                 return row && row.org_id === orgId ? (row.owner ?? null) : null;
+              },
+              keyCreator: async (orgId, keyId) => {
+                const row = await keys.keyRow(keyId);
+                return row && row.org_id === orgId ? (row.created_by ?? null) : null;
               },
             });
           },

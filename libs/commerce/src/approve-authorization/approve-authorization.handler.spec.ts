@@ -135,6 +135,27 @@ describe('ApproveAuthorizationHandler (Transaction aggregate on the in-memory st
       expect(await sut.execute(as('api_key:key_y'))).toMatchObject({ status: 'authorized' });
     });
 
+    it('without require_distinct_reviewer too, the requester (its key, a key of its owner, a key it minted) gives neither approval; records nothing', async () => {
+      const { sut, as, stream, keyCreators, keyOwners } = await twoApprovals();
+      keyOwners.set('key_dana_laptop', 'dana');
+      keyCreators.set('key_minted', 'key_agent').set('key_minted2', 'key_minted');
+      for (const requester of ['api_key:key_agent', 'api_key:key_dana_laptop', 'api_key:key_minted2']) {
+        await expect(sut.execute(as(requester))).rejects.toMatchObject({ code: 'reviewer_is_requester' });
+      }
+      await sut.execute(as('api_key:key_sam'));
+      await expect(sut.execute(as('api_key:key_minted'))).rejects.toMatchObject({ code: 'reviewer_is_requester' });
+      expect(await stream()).toHaveLength(3);
+      expect(await sut.execute(as('api_key:key_lee'))).toMatchObject({ status: 'authorized' });
+    });
+
+    it('a key and the keys it minted (created_by) are one reviewer: the second approval needs another principal', async () => {
+      const { sut, as, keyCreators } = await twoApprovals();
+      keyCreators.set('key_sam_child', 'key_sam').set('key_lee_child', 'key_lee');
+      await sut.execute(as('api_key:key_sam_child'));
+      await expect(sut.execute(as('api_key:key_sam'))).rejects.toMatchObject({ code: 'reviewer_already_approved' });
+      expect(await sut.execute(as('api_key:key_lee_child'))).toMatchObject({ status: 'authorized' });
+    });
+
     it('with require_distinct_reviewer, the requester may be neither the first nor the second approver', async () => {
       const { sut, as } = await twoApprovals({ require_distinct_reviewer: true });
       await expect(sut.execute(as('api_key:key_agent'))).rejects.toMatchObject({ code: 'reviewer_is_requester' });

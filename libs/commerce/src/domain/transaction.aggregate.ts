@@ -76,7 +76,7 @@ export interface ReviewContext {
    * approvals already recorded, and whether this reviewer (its key, or another key of its owner)
    * gave one of them. Absent: one approval decides.
    */
-  approvals?: { required: number; prior: { approver: string; amount_cents: number }[]; alreadyApproved: boolean } | null;
+  approvals?: { required: number; prior: { approver: string; amount_cents: number }[]; alreadyApproved: boolean; reviewerIsRequester?: boolean } | null;
   /** The person's display name, when a person reviews (the console); null for a key. */
   reviewerName?: string | null;
 }
@@ -118,6 +118,10 @@ export function reviewAuthorization(s: TransactionState, action: ReviewAction, a
     throw new DomainError('approval_amount_exceeds_request', `an approval may lower the amount, not raise it above ${amount}`, [{ field: 'amount_cents', message: `must be at most ${amount}` }]);
   }
   const approvals = ctx.approvals ?? { required: 1, prior: [], alreadyApproved: false };
+  // Two approvals are two people besides the requester: the requester's principal never gives one.
+  if (action.kind === 'approve' && approvals.required > 1 && approvals.reviewerIsRequester) {
+    throw new DomainError('reviewer_is_requester', `the policy requires ${approvals.required} approvals of ${s.authorization_id} by reviewers other than its requester (its key, a key of the same owner, or a key in the same creator chain)`);
+  }
   if (action.kind === 'approve' && approvals.alreadyApproved) {
     throw new DomainError(
       'reviewer_already_approved',

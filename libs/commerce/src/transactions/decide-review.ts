@@ -35,7 +35,7 @@ export async function decideReview(
       : null;
     const decision = reviewAuthorization(state, cmd.action, cmd.actor, deps.clock.now(), {
       separation: ruling?.separation ?? null,
-      approvals: ruling && { required: ruling.approvalsRequired, prior, alreadyApproved: ruling.alreadyApproved },
+      approvals: ruling && { required: ruling.approvalsRequired, prior, alreadyApproved: ruling.alreadyApproved, reviewerIsRequester: ruling.reviewerIsRequester },
       decidedEventHash: decided?.hash ?? '',
       issuer: deps.authority.issuer,
       reviewerName: cmd.reviewerName ?? null,

@@ -57,9 +57,12 @@ export function commerceWorld(at = '2026-11-25T10:00:00.000Z') {
   /** The policy versions review rules read (`org/policy/version`), and who holds which key. */
   const policyVersions = new Map<string, PolicyDocument>();
   const keyOwners = new Map<string, string>();
+  /** Who created which key (`created_by`: a key id, `user:<id>`, `operator`). */
+  const keyCreators = new Map<string, string>();
   const rules = new ReviewRules({
     policyVersion: async (org, id, v) => (policyVersions.has(`${org}/${id}/${v}`) ? { policy: policyVersions.get(`${org}/${id}/${v}`)! } : null),
     keyOwner: async (_org, keyId) => keyOwners.get(keyId) ?? null,
+    keyCreator: async (_org, keyId) => keyCreators.get(keyId) ?? null,
   });
   /** An authorization escalated to review, holding `amount` on one daily cap window. */
   const escalated = async (org: string, amount = 30_000, expiresAt = '2026-11-26T00:00:00.000Z') => {
@@ -91,5 +94,5 @@ export function commerceWorld(at = '2026-11-25T10:00:00.000Z') {
     ]);
     return ids;
   };
-  return { clock, store, rows, transactions, escalated, authorized, authority: specAuthority, rules, policyVersions, keyOwners, deps: { rows, transactions, clock, authority: specAuthority, rules } };
+  return { clock, store, rows, transactions, escalated, authorized, authority: specAuthority, rules, policyVersions, keyOwners, keyCreators, deps: { rows, transactions, clock, authority: specAuthority, rules } };
 }
