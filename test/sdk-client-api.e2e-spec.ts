@@ -243,6 +243,7 @@ describe('SDK client: every endpoint (e2e)', () => {
     const { sessions } = await sigil.listSessions({ user_id: userId });
     expect(sessions).toEqual([expect.objectContaining({ user_id: userId, method: 'link', status: 'active' })]);
     await expect(sigil.revokeSession(sessions[0].session_id)).resolves.toMatchObject({ status: 'revoked' });
+    await expect(sigil.deactivateUser(userId)).resolves.toMatchObject({ user_id: userId, deactivated_at: expect.any(String) });
     expect(await failure(sigil.getUser('usr_000000000000000000000000'))).toMatchObject({ status: 404, code: 'not_found' });
 
     const made = await sigil.createApiKey({ scopes: ['payments:read'], mode: 'test', name: 'sdk-made' });

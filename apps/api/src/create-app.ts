@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { fastify, FastifyReply, FastifyRequest } from 'fastify';
+import { CONSOLE_UPLOAD_ROUTE } from '@app/console';
 import { AppConfig } from '@app/core';
 import { completeOpenApiDocument, createLogger, ErrorEnvelopeFilter, errorEnvelope, Logger, PinoNestLogger, requestIdFor } from '@app/http';
 import { ISSUANCE_BODY_LIMIT_BYTES } from '@app/notary';
@@ -61,9 +62,11 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   });
   app.useGlobalFilters(new ErrorEnvelopeFilter());
   const server = app.getHttpAdapter().getInstance();
-  // Routes registered at init; the issuance route gets the larger body it needs.
+  // Routes registered at init; the issuance routes (the API's, and the console's certificate
+  // upload) get the larger body they need. Every other route keeps BODY_LIMIT_BYTES.
   server.addHook('onRoute', (route) => {
     if (route.url === '/api/notary/create') route.bodyLimit = ISSUANCE_BODY_LIMIT_BYTES;
+    if (route.url === CONSOLE_UPLOAD_ROUTE.url && route.method === CONSOLE_UPLOAD_ROUTE.method) route.bodyLimit = ISSUANCE_BODY_LIMIT_BYTES;
   });
   server.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);

@@ -18,3 +18,5 @@ export type { IssuedSignInLink } from './issue-sign-in-link/issue-sign-in-link.c
 export { ChangeUserRoleCommand } from './change-user-role/change-user-role.command';
 export { RevokeSessionCommand } from './revoke-session/revoke-session.command';
 export { SetPasswordCommand } from './set-password/set-password.command';
+export { CONSOLE_UPLOAD_ROUTE } from './http/multipart-parser';
+export { DeactivateUserCommand } from './deactivate-user/deactivate-user.command';

@@ -1,4 +1,4 @@
-import { changeRole, foldUser, inviteUser, normalizeEmail, setPassword, USER_INVITED, USER_ROLE_CHANGED, UserActor } from './user.aggregate';
+import { changeRole, deactivateUser, foldUser, inviteUser, USER_DEACTIVATED, normalizeEmail, setPassword, USER_INVITED, USER_ROLE_CHANGED, UserActor } from './user.aggregate';
 import { ROLE_SCOPES, scopesOf } from './roles';
 
 const owner: UserActor = { kind: 'user', userId: 'usr_owner', role: 'owner' };
@@ -58,5 +58,29 @@ describe('User aggregate', () => {
     expect(scopesOf('reviewer')).toEqual(['payments:read', 'receipts:read', 'approvals:manage']);
     expect(ROLE_SCOPES.admin).toEqual(expect.arrayContaining(['users:manage', 'keys:manage', 'approvals:manage']));
     expect(ROLE_SCOPES.owner).toEqual(ROLE_SCOPES.admin);
+  });
+});
+
+describe('deactivating a person', () => {
+  const fold = (role: string) => foldUser(inviteUser(null, { ...input, role }, { kind: 'operator' }))!;
+  it('by an owner or admin (or a key holding the role\u2019s scopes, or the operator), naming who; again is no event', () => {
+    const viewer = fold('viewer');
+    expect(deactivateUser(viewer, admin, 1)).toEqual([{ type: USER_DEACTIVATED, data: { user_id: 'usr_1', org_id: 'org_a', role: 'viewer', deactivated_by: 'user:usr_admin' } }]);
+    expect(deactivateUser(viewer, key, 1)).toHaveLength(1);
+    expect(deactivateUser(viewer, { kind: 'operator' }, 1)).toHaveLength(1);
+    const gone = foldUser([...inviteUser(null, { ...input, role: 'viewer' }, { kind: 'operator' }), ...deactivateUser(viewer, admin, 1)])!;
+    expect(gone).toMatchObject({ active: false, revision: 1 });
+    expect(deactivateUser(gone, admin, 1)).toEqual([]);
+  });
+  it('never oneself, never by a reviewer or viewer, an owner only by an owner, never the last owner', () => {
+    expect(() => deactivateUser(fold('admin'), { kind: 'user', userId: 'usr_1', role: 'admin' }, 2)).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    expect(() => deactivateUser(fold('viewer'), { kind: 'user', userId: 'usr_r', role: 'reviewer' }, 2)).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    expect(() => deactivateUser(fold('owner'), admin, 2)).toThrow(expect.objectContaining({ code: 'owner_role_required' }));
+    expect(() => deactivateUser(fold('owner'), key, 2)).toThrow(expect.objectContaining({ code: 'owner_role_required' }));
+    expect(deactivateUser(fold('owner'), owner, 2)).toHaveLength(1);
+    expect(() => deactivateUser(fold('owner'), owner, 1)).toThrow(expect.objectContaining({ code: 'last_owner' }));
+    expect(() => deactivateUser(fold('owner'), { kind: 'operator' }, 1)).toThrow(expect.objectContaining({ code: 'last_owner' }));
+    const narrow: UserActor = { kind: 'api_key', keyId: 'key_1', scopes: ['users:manage', 'payments:read', 'receipts:read'] };
+    expect(() => deactivateUser(fold('admin'), narrow, 1)).toThrow(expect.objectContaining({ code: 'insufficient_scope' }));
   });
 });

@@ -9,6 +9,7 @@ import { isRole, Role, scopesOf } from './roles';
 export const USER_INVITED = 'user.invited';
 export const USER_ROLE_CHANGED = 'user.role_changed';
 export const USER_PASSWORD_SET = 'user.password_set';
+export const USER_DEACTIVATED = 'user.deactivated';
 
 export interface UserInvited {
   user_id: string;
@@ -32,12 +33,21 @@ export interface UserPasswordSet {
   password_hash: string;
 }
 
+export interface UserDeactivated {
+  user_id: string;
+  org_id: string;
+  role: Role;
+  deactivated_by: string;
+}
+
 export interface UserState {
   user_id: string;
   org_id: string;
   email: string;
   display_name: string;
   role: Role;
+  /** A deactivated person signs in no more (link or password), and their sessions end. */
+  active: boolean;
   revision: number;
 }
 
@@ -48,11 +58,12 @@ export const actorName = (a: UserActor) => (a.kind === 'user' ? `user:${a.userId
 export function applyUser(state: UserState | null, event: { type: string; data: unknown }): UserState {
   if (event.type === USER_INVITED) {
     const e = event.data as UserInvited;
-    return { user_id: e.user_id, org_id: e.org_id, email: e.email, display_name: e.display_name, role: e.role, revision: 0 };
+    return { user_id: e.user_id, org_id: e.org_id, email: e.email, display_name: e.display_name, role: e.role, active: true, revision: 0 };
   }
   if (!state) throw new DomainError('illegal_transition', `${event.type} before the user exists`);
   if (event.type === USER_ROLE_CHANGED) return { ...state, role: (event.data as UserRoleChanged).role, revision: state.revision + 1 };
   if (event.type === USER_PASSWORD_SET) return { ...state, revision: state.revision + 1 };
+  if (event.type === USER_DEACTIVATED) return { ...state, active: false, revision: state.revision + 1 };
   throw new DomainError('illegal_transition', `${event.type} is not a user event`);
 }
 
@@ -116,4 +127,21 @@ export function changeRole(user: UserState, role: string, by: UserActor) {
 export function setPassword(user: UserState, passwordHash: string) {
   const data: UserPasswordSet = { user_id: user.user_id, org_id: user.org_id, password_hash: passwordHash };
   return [{ type: USER_PASSWORD_SET, data }];
+}
+
+/**
+ * Removing a person: by an owner or admin (a signed-in one, a key holding the person's role's
+ * scopes, or the operator), never oneself; an owner only by an owner or the operator, and never
+ * the organization's last active owner (`activeOwners` counts them, this person included).
+ * Deactivating again changes nothing (no event).
+ */
+export function deactivateUser(user: UserState, by: UserActor, activeOwners: number) {
+  if (!user.active) return [];
+  if (by.kind === 'user' && by.userId === user.user_id) throw new DomainError('forbidden', 'you cannot deactivate yourself; ask another owner or admin');
+  if (by.kind === 'user' && by.role !== 'owner' && by.role !== 'admin') throw new DomainError('forbidden', 'only an owner or admin can deactivate people');
+  if (user.role === 'owner' && !mayTouchOwners(by)) throw new DomainError('owner_role_required', 'only an owner can deactivate an owner');
+  checkKeyGrants(by, user.role);
+  if (user.role === 'owner' && activeOwners <= 1) throw new DomainError('last_owner', 'this is the organization\u2019s last owner: make someone else an owner first');
+  const data: UserDeactivated = { user_id: user.user_id, org_id: user.org_id, role: user.role, deactivated_by: actorName(by) };
+  return [{ type: USER_DEACTIVATED, data }];
 }

@@ -1,9 +1,9 @@
-import { Body, Controller, Get, HttpCode, OnModuleInit, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, OnModuleInit, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { AppError } from '@app/core';
+import { APP_CONFIG, AppConfig, AppError } from '@app/core';
 import { EditRegistryEntryCommand, ISSUANCE_BODY_LIMIT_BYTES, IssueCertificateCommand, MAX_CONTENT_CHARS, SignedManifest } from '@app/notary';
 import { ConsoleAuth, ConsoleViewer } from '../people/console-auth';
 import { ARTIFACT_CHOICES, certificatesPage, issuedPage } from '../pages/certificates.pages';
@@ -32,10 +32,11 @@ export class CertificatesConsoleController implements OnModuleInit {
     private readonly auth: ConsoleAuth,
     private readonly http: HttpAdapterHost,
     private readonly reads: ConsoleCertificates,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
-    registerConsoleMultipartParser(this.http.httpAdapter.getInstance<FastifyInstance>(), ISSUANCE_BODY_LIMIT_BYTES);
+    registerConsoleMultipartParser(this.http.httpAdapter.getInstance<FastifyInstance>(), { bodyLimit: this.config.BODY_LIMIT_BYTES, uploadLimit: ISSUANCE_BODY_LIMIT_BYTES, auth: this.auth });
   }
 
   @Get()

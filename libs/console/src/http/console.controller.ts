@@ -117,7 +117,7 @@ export class ConsoleController {
   async account(@Req() req: ConsoleRequest, @Res() reply: FastifyReply, @Query('done') done: unknown) {
     const viewer = await this.viewer(req, reply);
     if (!viewer) return;
-    sendPage(reply, 200, accountPage(viewer, done === 'password' ? { kind: 'ok', text: 'Your password is saved.' } : null, viewer.user.password_hash !== null));
+    sendPage(reply, 200, accountPage(viewer, done === 'password' ? { kind: 'ok', text: 'Your password is saved; your other sessions are ended.' } : null, viewer.user.password_hash !== null));
   }
 
   @Post('account/password')
@@ -126,7 +126,7 @@ export class ConsoleController {
     const viewer = await this.viewer(req, reply);
     if (!viewer) return;
     checkCsrf(viewer.csrf, body);
-    await this.commands.execute(new SetPasswordCommand(viewer.user.org_id, viewer.user.user_id, formField(body, 'password')));
+    await this.commands.execute(new SetPasswordCommand(viewer.user.org_id, viewer.user.user_id, formField(body, 'password'), { currentPassword: formField(body, 'current_password'), sessionId: viewer.session.session_id }));
     redirect(reply, '/console/account?done=password');
   }
 

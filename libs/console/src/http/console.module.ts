@@ -8,6 +8,7 @@ import { APP_CONFIG, AppConfig, Clock, systemClock } from '@app/core';
 import { EventStore, SqlDatabase } from '@app/event-store';
 import { ConsoleCertificates } from '../certificates/console-certificates.repository';
 import { ChangeUserRoleHandler } from '../change-user-role/change-user-role.handler';
+import { DeactivateUserHandler } from '../deactivate-user/deactivate-user.handler';
 import { InviteUserHandler } from '../invite-user/invite-user.handler';
 import { IssueSignInLinkHandler } from '../issue-sign-in-link/issue-sign-in-link.handler';
 import { ConsoleAuth } from '../people/console-auth';
@@ -55,6 +56,7 @@ export class ConsoleModule implements OnModuleInit {
         IssueSignInLinkHandler,
         InviteUserHandler,
         ChangeUserRoleHandler,
+        DeactivateUserHandler,
         SetPasswordHandler,
         RedeemSignInLinkHandler,
         SignInWithPasswordHandler,

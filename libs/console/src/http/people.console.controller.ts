@@ -6,6 +6,7 @@ import { APP_CONFIG, AppConfig, AppError, LOGGER } from '@app/core';
 import type { Logger } from '@app/http';
 import type { UserActor } from '../domain/user.aggregate';
 import { ChangeUserRoleCommand } from '../change-user-role/change-user-role.command';
+import { DeactivateUserCommand } from '../deactivate-user/deactivate-user.command';
 import { InviteUserCommand } from '../invite-user/invite-user.command';
 import { IssuedSignInLink, signInUrl } from '../issue-sign-in-link/issue-sign-in-link.command';
 import { ConsoleAuth, ConsoleViewer } from '../people/console-auth';
@@ -35,7 +36,7 @@ export class PeopleConsoleController {
   async list(@Req() req: ConsoleRequest, @Res() reply: FastifyReply, @Query('done') done: unknown) {
     const viewer = await this.viewer(req, reply);
     if (!viewer) return;
-    sendPage(reply, 200, await this.page(viewer, { flash: flashOf(done, { role: 'The role is changed; it applies at once.', revoked: 'The session is ended.' }) }));
+    sendPage(reply, 200, await this.page(viewer, { flash: flashOf(done, { role: 'The role is changed; it applies at once.', revoked: 'The session is ended.', deactivated: 'The person is deactivated: they cannot sign in, and their sessions are ended.' }) }));
   }
 
   @Post()
@@ -61,6 +62,17 @@ export class PeopleConsoleController {
     if (!/^usr_[0-9a-f]{24}$/.test(userId)) throw notFound();
     await this.commands.execute(new ChangeUserRoleCommand(viewer.user.org_id, userId, formField(body, 'role'), actorOf(viewer)));
     redirect(reply, '/console/people?done=role');
+  }
+
+  @Post(':user_id/deactivate')
+  @HttpCode(200)
+  async deactivate(@Req() req: ConsoleRequest, @Res() reply: FastifyReply, @Param('user_id') userId: string, @Body() body: unknown) {
+    const viewer = await this.viewer(req, reply);
+    if (!viewer) return;
+    checkCsrf(viewer.csrf, body);
+    if (!/^usr_[0-9a-f]{24}$/.test(userId)) throw notFound();
+    await this.commands.execute(new DeactivateUserCommand(viewer.user.org_id, userId, actorOf(viewer)));
+    redirect(reply, '/console/people?done=deactivated');
   }
 
   @Post('sessions/:session_id/revoke')

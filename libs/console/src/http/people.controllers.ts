@@ -7,6 +7,7 @@ import { APP_CONFIG, AppConfig, DomainError, LOGGER } from '@app/core';
 import { ApiJsonResponse, ApiPathParams, ApiQueryParams, Logger, schemaRef, ZodPipe } from '@app/http';
 import type { UserActor } from '../domain/user.aggregate';
 import { ChangeUserRoleCommand } from '../change-user-role/change-user-role.command';
+import { DeactivateUserCommand } from '../deactivate-user/deactivate-user.command';
 import { InviteUserCommand } from '../invite-user/invite-user.command';
 import { IssueSignInLinkCommand, IssuedSignInLink, signInUrl } from '../issue-sign-in-link/issue-sign-in-link.command';
 import { ConsoleQueries, sessionView, userView } from '../people/console-queries';
@@ -79,6 +80,19 @@ export class PeopleController {
   @ApiJsonResponse(201, 'SignInLink')
   async signInLink(@Caller() caller: AccessContext, @Param(new ZodPipe(userParams, 'params')) p: z.infer<typeof userParams>) {
     return this.link(await this.commands.execute<IssueSignInLinkCommand, IssuedSignInLink>(new IssueSignInLinkCommand(caller.principal!.orgId, p.user_id, keyActor(caller))));
+  }
+
+  @Post('users/:user_id/deactivate')
+  @HttpCode(200)
+  @Authenticated('users:manage')
+  @ApiOperation({
+    operationId: 'deactivateUser',
+    summary: 'Deactivate a person: they sign in no more and their sessions end at once (again: no change). Not an owner (keys: 403 owner_role_required), not the last owner (409 last_owner)',
+  })
+  @ApiPathParams(userParams)
+  @ApiJsonResponse(200, 'User')
+  deactivate(@Caller() caller: AccessContext, @Param(new ZodPipe(userParams, 'params')) p: z.infer<typeof userParams>) {
+    return this.commands.execute(new DeactivateUserCommand(caller.principal!.orgId, p.user_id, keyActor(caller)));
   }
 
   @Get('sessions')

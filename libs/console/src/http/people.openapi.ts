@@ -27,6 +27,7 @@ export const userSchema = apiOutput(
     invited_by: z.string().describe('user:<id>, api_key:<id> or operator'),
     created_at: z.string(),
     updated_at: z.string(),
+    deactivated_at: z.string().nullable().describe('when the person was deactivated (they sign in no more); null while active'),
   }),
 );
 export const userListSchema = apiOutput('UserList', z.object({ users: z.array(userSchema) }));

@@ -14,8 +14,9 @@ export function accountPage(viewer: ConsoleViewer, flash: { kind: 'ok' | 'error'
 <form method="post" action="/console/account/password" class="card">
 ${hidden('csrf', viewer.csrf)}
 <h2>${hasPassword ? 'Change your password' : 'Set a password'}</h2>
-<label for="password">New password (12 to 256 characters)</label>
+${hasPassword ? '<label for="current-password">Current password</label>\n<input id="current-password" name="current_password" type="password" autocomplete="current-password" required maxlength="256">\n' : ''}<label for="password">New password (12 to 256 characters)</label>
 <input id="password" name="password" type="password" autocomplete="new-password" required minlength="12" maxlength="256">
+<p>Saving it ends your other sessions (this one stays).</p>
 <p><button type="submit">Save password</button></p>
 </form>`,
     { viewer, flash },

@@ -27,7 +27,7 @@ export class ConsoleAuth {
     const session = await this.reads.sessionByTokenHash(hashToken(sessionToken));
     if (!session || session.revoked_at || new Date(session.expires_at).getTime() <= this.clock.now().getTime()) return null;
     const user = await this.reads.user(session.user_id);
-    if (!user || user.org_id !== session.org_id) return null;
+    if (!user || user.org_id !== session.org_id || user.deactivated_at) return null;
     return { user, session, scopes: scopesOf(user.role), csrf: csrfTokenFor(sessionToken) };
   }
 }

@@ -1,5 +1,6 @@
 import { fixedClock } from '@app/core';
 import { ChangeUserRoleHandler } from '../change-user-role/change-user-role.handler';
+import { DeactivateUserHandler } from '../deactivate-user/deactivate-user.handler';
 import { InviteUserCommand } from '../invite-user/invite-user.command';
 import { InviteUserHandler } from '../invite-user/invite-user.handler';
 import { IssueSignInLinkHandler } from '../issue-sign-in-link/issue-sign-in-link.handler';
@@ -18,7 +19,8 @@ export function consoleHandlers() {
     links,
     invite: new InviteUserHandler(w.users, links),
     changeRole: new ChangeUserRoleHandler(w.users, w.reads),
-    setPassword: new SetPasswordHandler(w.users, w.reads),
+    deactivate: new DeactivateUserHandler(w.users, w.sessions, w.reads),
+    setPassword: new SetPasswordHandler(w.users, w.reads, w.sessions),
     redeem: new RedeemSignInLinkHandler(w.links, w.sessions, w.reads, clock),
     signIn: new SignInWithPasswordHandler(w.sessions, w.reads, clock),
     revoke: new RevokeSessionHandler(w.sessions, w.reads, clock),

@@ -12,6 +12,8 @@ export interface UserRow {
   invited_by: string;
   created_at: Date | string;
   updated_at: Date | string;
+  /** Set once the person is deactivated: they sign in no more. */
+  deactivated_at?: Date | string | null;
 }
 export interface SessionRow {
   session_id: string;
@@ -57,6 +59,7 @@ export const userView = (r: UserRow) => ({
   invited_by: r.invited_by,
   created_at: isoOrNull(r.created_at)!,
   updated_at: isoOrNull(r.updated_at)!,
+  deactivated_at: isoOrNull(r.deactivated_at ?? null),
 });
 export type UserView = ReturnType<typeof userView>;
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { InlineProjection, RowChange } from '@app/event-store';
-import { USER_INVITED, USER_PASSWORD_SET, USER_ROLE_CHANGED, UserInvited, UserPasswordSet, UserRoleChanged } from '../domain/user.aggregate';
+import { USER_DEACTIVATED, USER_INVITED, USER_PASSWORD_SET, USER_ROLE_CHANGED, UserDeactivated, UserInvited, UserPasswordSet, UserRoleChanged } from '../domain/user.aggregate';
 import {
   SESSION_REVOKED,
   SESSION_STARTED,
@@ -20,14 +20,14 @@ export const signInLinkStream = (linkId: string) => `console-link-${linkId}`;
 /** The console's read model (users, sessions, sign-in links), written with each event of its streams. */
 export const consoleProjection: InlineProjection = {
   name: 'console',
-  filter: { eventTypes: [USER_INVITED, USER_ROLE_CHANGED, USER_PASSWORD_SET, SESSION_STARTED, SESSION_REVOKED, SIGN_IN_LINK_ISSUED, SIGN_IN_LINK_REDEEMED], streamPrefix: 'console-' },
+  filter: { eventTypes: [USER_INVITED, USER_ROLE_CHANGED, USER_PASSWORD_SET, USER_DEACTIVATED, SESSION_STARTED, SESSION_REVOKED, SIGN_IN_LINK_ISSUED, SIGN_IN_LINK_REDEEMED], streamPrefix: 'console-' },
   tables: ['console_users', 'console_sessions', 'console_sign_in_links'],
   apply(event): RowChange[] {
     const at = event.recorded_at;
     switch (event.type) {
       case USER_INVITED: {
         const e = event.data as UserInvited;
-        const row = { user_id: e.user_id, org_id: e.org_id, email: e.email, display_name: e.display_name, role: e.role, password_hash: null, invited_by: e.invited_by, created_at: at, updated_at: at };
+        const row = { user_id: e.user_id, org_id: e.org_id, email: e.email, display_name: e.display_name, role: e.role, password_hash: null, invited_by: e.invited_by, created_at: at, updated_at: at, deactivated_at: null };
         return [{ op: 'insert', table: 'console_users', key: ['user_id'], row }];
       }
       case USER_ROLE_CHANGED: {
@@ -37,6 +37,10 @@ export const consoleProjection: InlineProjection = {
       case USER_PASSWORD_SET: {
         const e = event.data as UserPasswordSet;
         return [{ op: 'update', table: 'console_users', key: { user_id: e.user_id }, set: { password_hash: e.password_hash, updated_at: at } }];
+      }
+      case USER_DEACTIVATED: {
+        const e = event.data as UserDeactivated;
+        return [{ op: 'update', table: 'console_users', key: { user_id: e.user_id }, set: { deactivated_at: at, updated_at: at } }];
       }
       case SESSION_STARTED: {
         const e = event.data as SessionStarted;

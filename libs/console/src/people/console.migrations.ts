@@ -40,4 +40,9 @@ export const consoleMigrations: Migration[] = [
       );
     `,
   },
+  {
+    // People can be deactivated (user.deactivated): the read model says since when.
+    id: 'console_002_users_deactivated',
+    sql: `ALTER TABLE console_users ADD COLUMN IF NOT EXISTS deactivated_at timestamptz;`,
+  },
 ];

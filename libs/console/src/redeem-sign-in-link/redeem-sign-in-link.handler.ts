@@ -29,6 +29,8 @@ export class RedeemSignInLinkHandler implements ICommandHandler<RedeemSignInLink
     if (!LINK_TOKEN_RE.test(cmd.token)) throw refused();
     const row = await this.reads.linkByTokenHash(hashToken(cmd.token));
     if (!row) throw refused();
+    // A deactivated person's links open nothing (checked before the link is used up).
+    if ((await this.reads.user(row.user_id))?.deactivated_at) throw refused();
     const link = await this.links.load(row.link_id);
     const now = this.clock.now();
     const sessionId = newPrefixedId('ses', 12);

@@ -24,7 +24,7 @@ export class SignInWithPasswordHandler implements ICommandHandler<SignInWithPass
     const email = cmd.email.trim().toLowerCase();
     const user = email.length > 0 && email.length <= 254 ? await this.reads.userByEmail(email) : null;
     const ok = await passwordMatches(cmd.password.slice(0, PASSWORD_MAX * 4), user?.password_hash ?? null);
-    if (!user || !ok) throw new DomainError('sign_in_failed', 'Wrong email or password');
+    if (!user || !ok || user.deactivated_at) throw new DomainError('sign_in_failed', 'Wrong email or password');
     return openSession(this.sessions, this.reads, user, 'password', this.clock.now());
   }
 }

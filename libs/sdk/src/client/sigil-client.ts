@@ -292,6 +292,7 @@ export class SigilClient extends SigilTransport {
   getUser(userId: string): Promise<ResponseOf<'getUser'>> { return this.request('GET', path`/api/users/${userId}`); }
   changeUser(userId: string, body: BodyOf<'changeUser'>): Promise<ResponseOf<'changeUser'>> { return this.request('PATCH', path`/api/users/${userId}`, { body, ...SAME_RESULT }); }
   createSignInLink(userId: string): Promise<ResponseOf<'createSignInLink'>> { return this.request('POST', path`/api/users/${userId}/sign-in-links`, ONCE); }
+  deactivateUser(userId: string): Promise<ResponseOf<'deactivateUser'>> { return this.request('POST', path`/api/users/${userId}/deactivate`, SAME_RESULT); }
   listSessions(query: QueryOf<'listSessions'> = {}): Promise<ResponseOf<'listSessions'>> { return this.request('GET', '/api/sessions', { query }); }
   createApiKey(body: BodyOf<'createApiKey'>): Promise<ResponseOf<'createApiKey'>> { return this.request('POST', '/api/keys', { body, ...ONCE }); }
   revokeApiKey(keyId: string): Promise<ResponseOf<'revokeApiKey'>> { return this.request('DELETE', path`/api/keys/${keyId}`, SAME_RESULT); }

@@ -898,6 +898,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/{user_id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deactivate a person: they sign in no more and their sessions end at once (again: no change). Not an owner (keys: 403 owner_role_required), not the last owner (409 last_owner) */
+        post: operations["deactivateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions": {
         parameters: {
             query?: never;
@@ -1756,6 +1773,8 @@ export interface components {
             invited_by: string;
             created_at: string;
             updated_at: string;
+            /** @description when the person was deactivated (they sign in no more); null while active */
+            deactivated_at: string | null;
         };
         UserList: {
             users: components["schemas"]["User"][];
@@ -3925,6 +3944,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SignInLink"];
+                };
+            };
+            /** @description An error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deactivateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description An error */
