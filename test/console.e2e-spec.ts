@@ -104,8 +104,9 @@ describe('console (e2e)', () => {
     expect(await api('POST', '/api/users', a.admin, { email: email('x'), display_name: 'x', role: 'viewer', extra: 1 })).toMatchObject({ status: 400, body: { error: 'validation_failed' } });
     expect(await api('GET', '/api/users/usr_nope', a.admin)).toMatchObject({ status: 400, body: { error: 'validation_failed' } });
     expect(await api('PATCH', `/api/users/${id}`, a.admin, {})).toMatchObject({ status: 400, body: { error: 'validation_failed' } });
-    // One address, one user: again (even in another organization) is 409.
-    expect(await api('POST', '/api/users', b.admin, { email: invited.user.email.toUpperCase(), display_name: 'Again', role: 'viewer' })).toMatchObject({ status: 409, body: { error: 'email_taken' } });
+    // One address, one user of an organization: again there is 409; another organization's people change no answer.
+    expect(await api('POST', '/api/users', a.admin, { email: invited.user.email.toUpperCase(), display_name: 'Again', role: 'viewer' })).toMatchObject({ status: 409, body: { error: 'email_taken' } });
+    expect(await api('POST', '/api/users', b.admin, { email: invited.user.email.toUpperCase(), display_name: 'Elsewhere', role: 'viewer' })).toMatchObject({ status: 201, body: { user: { email: invited.user.email } } });
     // A key makes no owners.
     expect(await api('POST', '/api/users', a.admin, { email: email('o'), display_name: 'Owner', role: 'owner' })).toMatchObject({ status: 403, body: { error: 'owner_role_required' } });
     // A key gives only roles whose scopes it holds (a users:manage key alone makes no admins, nor even viewers).

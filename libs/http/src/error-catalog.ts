@@ -51,7 +51,7 @@ invalid_json: { status: 400, retryable: false, when: 'the body is not valid JSON
   receipt_not_available: { status: 404, retryable: false, when: '`GET /api/cdp/receipts/{id}` for a transaction that has not executed; its signed decision record is at `/api/cdp/transactions/{id}/decision`' },
   not_found: { status: 404, retryable: false, when: 'no such resource, or no such route or method. Another organization\'s resources also answer 404' },
   concurrent_modification: { status: 409, retryable: true, when: 'the resource changed concurrently (optimistic concurrency); retry' },
-  email_taken: { status: 409, retryable: false, when: '`POST /api/users`: a user with this email exists already (an address is one user of one organization)' },
+  email_taken: { status: 409, retryable: false, when: '`POST /api/users`: a user with this email exists already in this organization (an address is one user per organization; other organizations\' people never change the answer)' },
   last_owner: { status: 409, retryable: false, when: '`POST /api/users/{id}/deactivate` (or the people page): this is the organization\'s last active owner; make someone else an owner first' },
   event_id_conflict: { status: 409, retryable: false, when: 'an event id was reused for different content' },
   authorization_not_pending: { status: 409, retryable: false, when: 'approving or rejecting an authorization that is not awaiting review (already decided, by a reviewer or the expiry sweep, possibly concurrently); `details.status` is its state' },

@@ -18,9 +18,9 @@ export class ChangeUserRoleHandler implements ICommandHandler<ChangeUserRoleComm
     const row = await this.reads.user(cmd.userId);
     if (!row || row.org_id !== cmd.orgId) throw new DomainError('not_found', `user ${cmd.userId} not found`);
     await retryOnConflict(async () => {
-      const user = await this.users.load(row.email);
+      const user = await this.users.load(row.org_id, row.email);
       const events = changeRole(user!, cmd.role, cmd.by);
-      if (events.length > 0) await this.users.save(row.email, events, user);
+      if (events.length > 0) await this.users.save(row.org_id, row.email, events, user);
     }, 5);
     return userView((await this.reads.user(cmd.userId))!);
   }

@@ -25,10 +25,10 @@ export class DeactivateUserHandler implements ICommandHandler<DeactivateUserComm
     const row = await this.reads.user(cmd.userId);
     if (!row || row.org_id !== cmd.orgId) throw new DomainError('not_found', `user ${cmd.userId} not found`);
     await retryOnConflict(async () => {
-      const user = await this.users.load(row.email);
+      const user = await this.users.load(row.org_id, row.email);
       const owners = (await this.reads.usersOf(cmd.orgId)).filter((u) => u.role === 'owner' && !u.deactivated_at).length;
       const events = deactivateUser(user!, cmd.by, owners);
-      if (events.length > 0) await this.users.save(row.email, events, user);
+      if (events.length > 0) await this.users.save(row.org_id, row.email, events, user);
     }, 5);
     for (const s of await this.reads.sessionsOf(cmd.orgId, cmd.userId)) {
       if (s.revoked_at) continue;

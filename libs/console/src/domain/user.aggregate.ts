@@ -2,9 +2,11 @@ import { DomainError } from '@app/core';
 import { isRole, Role, scopesOf } from './roles';
 
 /**
- * A person of an organization. One stream per email address (`user-<sha256(email)>`), opened
- * with expected revision no_stream: an address belongs to one user of one organization, and two
- * concurrent invitations of it record one. Passwords enter events only as scrypt hashes.
+ * A person of an organization. One stream per (organization, email address), opened with
+ * expected revision no_stream: an address is one user of an organization (and may be another
+ * user of another organization: no answer here depends on another organization's people), and
+ * two concurrent invitations of it to one organization record one. Passwords enter events only
+ * as scrypt hashes.
  */
 export const USER_INVITED = 'user.invited';
 export const USER_ROLE_CHANGED = 'user.role_changed';
@@ -106,7 +108,7 @@ export function inviteUser(existing: UserState | null, input: { userId: string; 
   if (!isRole(input.role)) throw new DomainError('validation_failed', 'role must be owner, admin, reviewer or viewer', [{ field: 'role', message: 'must be owner, admin, reviewer or viewer' }]);
   const email = normalizeEmail(input.email);
   const name = displayName(input.displayName);
-  if (existing) throw new DomainError('email_taken', `a user with the email ${email} exists already`);
+  if (existing) throw new DomainError('email_taken', `a user with the email ${email} exists already in this organization`);
   if (input.role === 'owner' && !mayTouchOwners(by)) throw new DomainError('owner_role_required', 'only an owner can make someone an owner');
   checkKeyGrants(by, input.role);
   const data: UserInvited = { user_id: input.userId, org_id: input.orgId, email, display_name: name, role: input.role, invited_by: actorName(by) };

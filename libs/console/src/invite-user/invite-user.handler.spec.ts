@@ -13,12 +13,32 @@ describe('InviteUserHandler (aggregate + repositories on the in-memory store)', 
     expect(w.store.rows('console_sign_in_links')).toEqual([expect.objectContaining({ token_hash: hashToken(issued.token), user_id: issued.user.user_id })]);
   });
 
-  it('one address is one user: a second invitation, even concurrent or elsewhere, is email_taken and records nothing', async () => {
+  it('one address is one user of an organization: a second invitation there, even concurrent, is email_taken and records nothing', async () => {
     const w = consoleHandlers();
-    const results = await Promise.allSettled([w.inviteOne('b@example.com'), w.inviteOne('B@example.com', 'viewer', 'org_b')]);
+    const results = await Promise.allSettled([w.inviteOne('b@example.com'), w.inviteOne('B@example.com', 'viewer')]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'email_taken' } });
     expect(w.store.rows('console_users')).toHaveLength(1);
+  });
+
+  it('another organization\u2019s people change no answer: the same address is invited there as another user', async () => {
+    const w = consoleHandlers();
+    const a = await w.inviteOne('b@example.com');
+    const b = await w.inviteOne('B@example.com', 'viewer', 'org_b');
+    expect(b.user).toMatchObject({ org_id: 'org_b', email: 'b@example.com' });
+    expect(b.user.user_id).not.toBe(a.user.user_id);
+    await expect(w.inviteOne('b@example.com', 'viewer', 'org_b')).rejects.toMatchObject({ code: 'email_taken' });
+  });
+
+  it('a user recorded under the old per-address stream is still found in its organization (and only there)', async () => {
+    const w = consoleHandlers();
+    const { legacyUserStream } = await import('../people/console.events');
+    await w.store.append(legacyUserStream('old@example.com'), [{ type: 'user.invited', data: { user_id: 'usr_000000000000000000000001', org_id: 'org_a', email: 'old@example.com', display_name: 'Old', role: 'viewer', invited_by: 'operator' } }], { expectedRevision: 'no_stream' });
+    await expect(w.inviteOne('old@example.com', 'viewer', 'org_a')).rejects.toMatchObject({ code: 'email_taken' });
+    await expect(w.inviteOne('old@example.com', 'viewer', 'org_b')).resolves.toMatchObject({ user: { org_id: 'org_b' } });
+    const { ChangeUserRoleCommand } = await import('../change-user-role/change-user-role.command');
+    await expect(w.changeRole.execute(new ChangeUserRoleCommand('org_a', 'usr_000000000000000000000001', 'reviewer', { kind: 'operator' }))).resolves.toMatchObject({ role: 'reviewer' });
+    expect((await w.store.readStream(legacyUserStream('old@example.com'))).map((e) => e.type)).toEqual(['user.invited', 'user.role_changed']);
   });
 
   it('a key cannot make an owner', async () => {

@@ -7,7 +7,7 @@ import { IssueSignInLinkCommand, IssuedSignInLink } from '../issue-sign-in-link/
 import { IssueSignInLinkHandler } from '../issue-sign-in-link/issue-sign-in-link.handler';
 import { InviteUserCommand } from './invite-user.command';
 
-/** Load the address's stream, let the aggregate decide (free address, role the inviter may grant), append; then issue the person's first link. */
+/** Load the address's stream in this organization, let the aggregate decide (free address here, role the inviter may grant), append; then issue the person's first link. Another organization's users never change the answer. */
 @CommandHandler(InviteUserCommand)
 export class InviteUserHandler implements ICommandHandler<InviteUserCommand, IssuedSignInLink> {
   constructor(
@@ -17,11 +17,11 @@ export class InviteUserHandler implements ICommandHandler<InviteUserCommand, Iss
 
   async execute(cmd: InviteUserCommand): Promise<IssuedSignInLink> {
     const email = normalizeEmail(cmd.input.email);
-    const existing = await this.users.load(email);
+    const existing = await this.users.load(cmd.orgId, email);
     const userId = newPrefixedId('usr', 12);
     const events = inviteUser(existing, { ...cmd.input, email, userId, orgId: cmd.orgId }, cmd.by);
     try {
-      await this.users.save(email, events, null);
+      await this.users.save(cmd.orgId, email, events, null);
     } catch (err) {
       // Invited by someone else meanwhile.
       if (err instanceof WrongExpectedVersion) throw new DomainError('email_taken', `a user with the email ${email} exists already`);

@@ -39,7 +39,8 @@ export interface SignInLinkRow {
 /** Reads of the console read model (written only by the console projection). */
 export abstract class ConsoleQueries {
   abstract user(userId: string): Promise<UserRow | null>;
-  abstract userByEmail(email: string): Promise<UserRow | null>;
+  /** The users an address is, one per organization (oldest first, at most 10). */
+  abstract usersByEmail(email: string): Promise<UserRow[]>;
   abstract usersOf(orgId: string): Promise<UserRow[]>;
   abstract countUsers(orgId: string): Promise<number>;
   abstract session(sessionId: string): Promise<SessionRow | null>;

@@ -15,8 +15,8 @@ export class ConsoleReadModel extends ConsoleQueries {
   user(userId: string) {
     return this.one<UserRow>('SELECT * FROM console_users WHERE user_id = $1', [userId]);
   }
-  userByEmail(email: string) {
-    return this.one<UserRow>('SELECT * FROM console_users WHERE email = $1', [email]);
+  usersByEmail(email: string) {
+    return this.db.query<UserRow>('SELECT * FROM console_users WHERE email = $1 ORDER BY created_at, user_id LIMIT 10', [email]);
   }
   usersOf(orgId: string) {
     return this.db.query<UserRow>('SELECT * FROM console_users WHERE org_id = $1 ORDER BY created_at, user_id', [orgId]);

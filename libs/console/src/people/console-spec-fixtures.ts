@@ -12,8 +12,10 @@ export class InMemoryConsoleQueries extends ConsoleQueries {
   async user(userId: string) {
     return this.users().find((u) => u.user_id === userId) ?? null;
   }
-  async userByEmail(email: string) {
-    return this.users().find((u) => u.email === email) ?? null;
+  async usersByEmail(email: string) {
+    return this.users()
+      .filter((u) => u.email === email)
+      .slice(0, 10);
   }
   async usersOf(orgId: string) {
     return this.users().filter((u) => u.org_id === orgId);

@@ -13,7 +13,10 @@ import {
 } from '../domain/session.aggregate';
 
 /** Streams of the console's aggregates: every one starts with `console-`. */
-export const userStream = (email: string) => `console-user-${createHash('sha256').update(email, 'utf8').digest('hex').slice(0, 32)}`;
+/** A person of one organization: one stream per (organization, address), so an address may be a user in several organizations. */
+export const userStream = (orgId: string, email: string) => `console-user-${createHash('sha256').update(`${orgId}\u0000${email}`, 'utf8').digest('hex').slice(0, 32)}`;
+/** Before addresses were per organization, a user's stream was named by the address alone; those streams are still read. */
+export const legacyUserStream = (email: string) => `console-user-${createHash('sha256').update(email, 'utf8').digest('hex').slice(0, 32)}`;
 export const sessionStream = (sessionId: string) => `console-session-${sessionId}`;
 export const signInLinkStream = (linkId: string) => `console-link-${linkId}`;
 

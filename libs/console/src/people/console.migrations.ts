@@ -45,4 +45,13 @@ export const consoleMigrations: Migration[] = [
     id: 'console_002_users_deactivated',
     sql: `ALTER TABLE console_users ADD COLUMN IF NOT EXISTS deactivated_at timestamptz;`,
   },
+  {
+    // An address is one user per organization (the user streams are per organization): unique by (org_id, email).
+    id: 'console_003_users_email_per_org',
+    sql: `
+      ALTER TABLE console_users DROP CONSTRAINT IF EXISTS console_users_email_key;
+      CREATE UNIQUE INDEX IF NOT EXISTS console_users_org_email ON console_users (org_id, email);
+      CREATE INDEX IF NOT EXISTS console_users_email ON console_users (email);
+    `,
+  },
 ];

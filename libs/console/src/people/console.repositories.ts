@@ -1,20 +1,32 @@
 import type { AppendResult, EventStore, NewEvent } from '@app/event-store';
 import { foldSession, foldSignInLink, SessionState, SignInLinkState } from '../domain/session.aggregate';
 import { foldUser, UserState } from '../domain/user.aggregate';
-import { consoleProjection, sessionStream, signInLinkStream, userStream } from './console.events';
+import { consoleProjection, legacyUserStream, sessionStream, signInLinkStream, userStream } from './console.events';
 
 const at = (state: { revision: number } | null) => (state ? state.revision : 'no_stream');
 
-/** Users through the EventStore port: one stream per email address, saved at the revision loaded (a new one at no_stream). */
+/**
+ * Users through the EventStore port: one stream per (organization, address), saved at the revision
+ * loaded (a new one at no_stream). A user recorded before addresses were per organization lives in
+ * the stream named by the address alone: it is read (when it belongs to this organization) and
+ * appended to where it is, so no event moves.
+ */
 export class UserRepository {
+  private readonly streams = new WeakMap<UserState, string>();
   constructor(private readonly store: EventStore) {
     store.registerProjection(consoleProjection);
   }
-  async load(email: string): Promise<UserState | null> {
-    return foldUser(await this.store.readStream(userStream(email)));
+  async load(orgId: string, email: string): Promise<UserState | null> {
+    const current = foldUser(await this.store.readStream(userStream(orgId, email)));
+    if (current) return current;
+    const legacy = foldUser(await this.store.readStream(legacyUserStream(email)));
+    if (!legacy || legacy.org_id !== orgId) return null;
+    this.streams.set(legacy, legacyUserStream(email));
+    return legacy;
   }
-  save(email: string, events: NewEvent[], loaded: UserState | null): Promise<AppendResult> {
-    return this.store.append(userStream(email), events, { expectedRevision: at(loaded) });
+  save(orgId: string, email: string, events: NewEvent[], loaded: UserState | null): Promise<AppendResult> {
+    const stream = (loaded && this.streams.get(loaded)) ?? userStream(orgId, email);
+    return this.store.append(stream, events, { expectedRevision: at(loaded) });
   }
 }
 

@@ -30,8 +30,8 @@ export class SetPasswordHandler implements ICommandHandler<SetPasswordCommand, U
     }
     const hash = await hashPassword(cmd.password);
     await retryOnConflict(async () => {
-      const user = await this.users.load(row.email);
-      await this.users.save(row.email, setPassword(user!, hash), user);
+      const user = await this.users.load(row.org_id, row.email);
+      await this.users.save(row.org_id, row.email, setPassword(user!, hash), user);
     }, 5);
     // Every other session of the person ends: whoever else held one is out.
     if (cmd.asPerson) {
