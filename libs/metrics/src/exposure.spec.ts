@@ -1,4 +1,6 @@
-import { bearerMatches, METRICS_UNAUTHORIZED, metricsExposure } from './exposure';
+import { bearerMatches, isLoopbackHost, METRICS_UNAUTHORIZED, metricsExposure, metricsExposureWarning } from './exposure';
+import { Metrics } from './metrics';
+import { MetricsServer } from './metrics-server';
 
 const TOKEN = 'a-metrics-token-of-some-length';
 
@@ -39,5 +41,34 @@ describe('METRICS_UNAUTHORIZED', () => {
     expect(METRICS_UNAUTHORIZED.status).toBe(401);
     expect(METRICS_UNAUTHORIZED.headers['www-authenticate']).toBe('Bearer realm="metrics"');
     expect(JSON.parse(METRICS_UNAUTHORIZED.body)).toEqual({ ok: false, error: 'auth_required', message: expect.any(String), retryable: false });
+  });
+});
+
+describe('metricsExposureWarning (logged at start)', () => {
+  it('warns when METRICS_PORT serves without METRICS_TOKEN on a HOST that is not loopback', () => {
+    for (const HOST of ['0.0.0.0', '::', '10.0.0.5', 'sigil.example.com']) {
+      expect(metricsExposureWarning({ METRICS_PORT: 9464, HOST })).toMatch(/METRICS_TOKEN/);
+    }
+  });
+
+  it('is quiet with a token, on loopback, or without METRICS_PORT', () => {
+    expect(metricsExposureWarning({ METRICS_PORT: 9464, METRICS_TOKEN: TOKEN, HOST: '0.0.0.0' })).toBeNull();
+    for (const HOST of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost', 'LOCALHOST']) {
+      expect(isLoopbackHost(HOST)).toBe(true);
+      expect(metricsExposureWarning({ METRICS_PORT: 9464, HOST })).toBeNull();
+    }
+    expect(metricsExposureWarning({ HOST: '0.0.0.0' })).toBeNull();
+  });
+
+  it('the METRICS_PORT listener logs it when it starts', async () => {
+    const warnings: string[] = [];
+    const logger = { warn: (_obj: object, msg: string) => void warnings.push(msg) };
+    const open = new MetricsServer(new Metrics({ defaultMetrics: false }), { METRICS_PORT: 0, HOST: '0.0.0.0' } as never, logger);
+    await open.onApplicationBootstrap();
+    await open.onApplicationShutdown();
+    const quiet = new MetricsServer(new Metrics({ defaultMetrics: false }), { METRICS_PORT: 0, HOST: '127.0.0.1' } as never, logger);
+    await quiet.onApplicationBootstrap();
+    await quiet.onApplicationShutdown();
+    expect(warnings).toEqual([expect.stringMatching(/^GET \/metrics on METRICS_PORT 0 is open to anyone/)]);
   });
 });

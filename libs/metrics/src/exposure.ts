@@ -18,6 +18,21 @@ export function metricsExposure(config: Pick<AppConfig, 'METRICS_PORT' | 'METRIC
   return { mode: 'off' };
 }
 
+/** Whether HOST is a loopback address (127.0.0.0/8, ::1, localhost): only this machine reaches it. */
+export const isLoopbackHost = (host: string): boolean => {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\./.test(h);
+};
+
+/**
+ * The warning to log at start when the METRICS_PORT listener serves anyone who reaches it: no
+ * METRICS_TOKEN, and HOST not loopback. Null otherwise.
+ */
+export function metricsExposureWarning(config: Pick<AppConfig, 'METRICS_PORT' | 'METRICS_TOKEN' | 'HOST'>): string | null {
+  if (config.METRICS_PORT === undefined || config.METRICS_TOKEN || isLoopbackHost(config.HOST)) return null;
+  return `GET /metrics on METRICS_PORT ${config.METRICS_PORT} is open to anyone who can reach ${config.HOST}: set METRICS_TOKEN, or HOST=127.0.0.1, or keep the port off the network`;
+}
+
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /**

@@ -1,9 +1,9 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { APP_CONFIG, AppConfig } from '@app/core';
+import { APP_CONFIG, AppConfig, LOGGER } from '@app/core';
 import { errorEnvelope } from '@app/http';
-import { bearerMatches, METRICS_UNAUTHORIZED, metricsExposure } from './exposure';
+import { bearerMatches, METRICS_UNAUTHORIZED, metricsExposure, metricsExposureWarning } from './exposure';
 import { Metrics } from './metrics';
 
 export interface ScrapeAnswer {
@@ -36,6 +36,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(LOGGER) private readonly logger?: { warn(obj: object, msg: string): void } | null,
   ) {}
 
   /** The port it listens on (METRICS_PORT=0 picks a free one), or null when not listening. */
@@ -47,6 +48,8 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   async onApplicationBootstrap(): Promise<void> {
     const exposure = metricsExposure(this.config);
     if (exposure.mode !== 'own_port') return;
+    const warning = metricsExposureWarning(this.config);
+    if (warning) this.logger?.warn({ metrics_port: exposure.port, host: this.config.HOST }, warning);
     const server = createServer((req, res) => void this.handle(req, res, exposure.token));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

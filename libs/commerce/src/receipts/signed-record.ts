@@ -17,6 +17,13 @@ export const REVIEW_SCHEMA = 'payment_review.v1';
 export const ANCHOR_SCHEMA = 'payment_timeline_anchor.v1';
 export type SignedRecordSchema = typeof RECEIPT_SCHEMA | typeof DECISION_SCHEMA | typeof REVIEW_SCHEMA | typeof ANCHOR_SCHEMA;
 const SCHEMAS: readonly string[] = [RECEIPT_SCHEMA, DECISION_SCHEMA, REVIEW_SCHEMA, ANCHOR_SCHEMA];
+/** The payload field that is each kind's signing time (the key's status is judged then); never another kind's. */
+export const SIGNED_AT: Readonly<Record<SignedRecordSchema, string>> = {
+  [RECEIPT_SCHEMA]: 'issued_at',
+  [DECISION_SCHEMA]: 'decided_at',
+  [REVIEW_SCHEMA]: 'reviewed_at',
+  [ANCHOR_SCHEMA]: 'anchored_at',
+};
 
 export interface SignedRecord<P extends Record<string, unknown> = Record<string, unknown>> {
   schema_version: SignedRecordSchema;
@@ -67,7 +74,7 @@ export function verifyRecord(doc: unknown, check: SignatureCheck): RecordVerdict
   if (stated !== `sha256:${digest}`) return { valid: false, reason: 'hash_mismatch', key_id: keyId };
   const signature = fromBase64Url(doc.signature.value);
   if (!signature || doc.signature.alg !== 'Ed25519') return { valid: false, reason: 'signature_invalid', key_id: keyId };
-  const signedAt = new Date(String(doc.payload.issued_at ?? doc.payload.decided_at ?? doc.payload.reviewed_at ?? doc.payload.anchored_at ?? ''));
+  const signedAt = new Date(String(doc.payload[SIGNED_AT[doc.schema_version]] ?? ''));
   const verdict = check(keyId, Buffer.from(digest, 'ascii'), signature, signedAt);
   return verdict.valid ? { valid: true, key_id: keyId, ...(verdict.warning ? { warning: verdict.warning } : {}) } : { valid: false, reason: verdict.reason, key_id: keyId };
 }
