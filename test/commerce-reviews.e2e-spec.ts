@@ -81,10 +81,11 @@ describe('signed human reviews (e2e)', () => {
     });
 
     const keys = (await t.app.inject({ method: 'GET', url: '/.well-known/signing-keys.json' })).json();
-    expect(verifyReceipt(doc, keys)).toMatchObject({ valid: true });
-    expect(verifyReceipt(review, keys)).toMatchObject({ valid: true, schema_version: 'payment_review.v1' });
+    expect(verifyReceipt(doc, keys, { expectedSchema: 'payment_decision.v1' })).toMatchObject({ valid: true });
+    expect(verifyReceipt(review, keys, { expectedSchema: 'payment_review.v1' })).toMatchObject({ valid: true, schema_version: 'payment_review.v1' });
+    expect(verifyReceipt(review, keys)).toMatchObject({ valid: false, reason: 'unexpected_schema_version' }); // a review is no receipt
     const edited = { ...review, payload: { ...review.payload, approved_amount_cents: 30_000 } };
-    expect(verifyReceipt(edited, keys)).toMatchObject({ valid: false, reason: 'receipt_hash_mismatch' });
+    expect(verifyReceipt(edited, keys, { expectedSchema: 'payment_review.v1' })).toMatchObject({ valid: false, reason: 'receipt_hash_mismatch' });
 
     // The same, offline with the CLI: the decision with its review, then one with an edited review.
     writeFileSync(join(dir, 'keys.json'), JSON.stringify(keys));
@@ -94,6 +95,13 @@ describe('signed human reviews (e2e)', () => {
     expect(ok).toMatchObject({ code: 0, stdout: expect.stringMatching(/review 1: valid: payment_review\.v1/) });
     const bad = await sigil(['receipt', 'verify', join(dir, 'edited.json'), '--keys', join(dir, 'keys.json')]);
     expect(bad).toMatchObject({ code: 1, stdout: expect.stringMatching(/review 1: invalid: receipt_hash_mismatch/) });
+    // A bare review (validly signed) is neither a receipt nor a decision; nor is a decision whose reviews list holds a decision.
+    writeFileSync(join(dir, 'review.json'), JSON.stringify(review));
+    writeFileSync(join(dir, 'nested.json'), JSON.stringify({ ...doc, reviews: [doc] }));
+    expect(await sigil(['receipt', 'verify', join(dir, 'review.json'), '--keys', join(dir, 'keys.json')])).toMatchObject({ code: 1, stdout: expect.stringMatching(/^invalid: unexpected_schema_version: payment_review\.v1/) });
+    expect(await sigil(['receipt', 'verify', join(dir, 'review.json'), '--schema', 'payment_review.v1', '--keys', join(dir, 'keys.json')])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^valid: payment_review\.v1/) });
+    expect(await sigil(['receipt', 'verify', join(dir, 'review.json'), '--schema', 'payment_receipt.v2', '--keys', join(dir, 'keys.json')])).toMatchObject({ code: 2 });
+    expect(await sigil(['receipt', 'verify', join(dir, 'nested.json'), '--keys', join(dir, 'keys.json')])).toMatchObject({ code: 1, stdout: expect.stringMatching(/review 1: invalid: unexpected_schema_version/) });
   }, 120_000);
 
   it('a rejection is signed too, and a decision nobody reviewed has no reviews', async () => {
@@ -104,7 +112,7 @@ describe('signed human reviews (e2e)', () => {
       expect.objectContaining({ review: 'rejected', note: 'not this hotel', approved_amount_cents: null }),
     ]);
     const keys = (await t.app.inject({ method: 'GET', url: '/.well-known/signing-keys.json' })).json();
-    expect(verifyReceipt(doc.reviews[0], keys)).toMatchObject({ valid: true });
+    expect(verifyReceipt(doc.reviews[0], keys, { expectedSchema: 'payment_review.v1' })).toMatchObject({ valid: true });
 
     const auto = (
       await call('POST', '/api/cdp/authorize', agent.key, { amount_cents: 1_000, currency: 'USD', merchant_id: 'm_books', purpose_tag: 'software', expiration_iso: new Date(Date.now() + 3600_000).toISOString() })

@@ -126,8 +126,9 @@ describe('two required approvals (e2e)', () => {
       expect.objectContaining({ review: 'approved', reviewer: expect.objectContaining({ key_id: o.lee.key_id }), approved_amount_cents: 28_000, approval: 2, approvals_required: 2, decided_event_hash: recorded.hash }),
     ]);
     const keys = (await t.app.inject({ method: 'GET', url: '/.well-known/signing-keys.json' })).json();
-    expect(verifyReceipt(doc, keys)).toMatchObject({ valid: true });
-    for (const review of doc.reviews) expect(verifyReceipt(review, keys)).toMatchObject({ valid: true, schema_version: 'payment_review.v1' });
+    expect(verifyReceipt(doc, keys, { expectedSchema: 'payment_decision.v1' })).toMatchObject({ valid: true });
+    expect(verifyReceipt(doc, keys)).toMatchObject({ valid: false, reason: 'unexpected_schema_version' }); // a decision is no receipt
+    for (const review of doc.reviews) expect(verifyReceipt(review, keys, { expectedSchema: 'payment_review.v1' })).toMatchObject({ valid: true, schema_version: 'payment_review.v1' });
     writeFileSync(join(dir, 'keys.json'), JSON.stringify(keys));
     writeFileSync(join(dir, 'decision.json'), JSON.stringify(doc));
     const edited = { ...doc, reviews: [doc.reviews[0], { ...doc.reviews[1], payload: { ...doc.reviews[1].payload, approved_amount_cents: 30_000 } }] };

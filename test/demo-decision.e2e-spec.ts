@@ -32,9 +32,10 @@ describe('decision-ledger demo (e2e)', () => {
     expect(body).toMatchObject({ demo: true, decision: 'authorized', reason_code: null, policy_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(body.decision_record).toMatchObject({ schema_version: 'payment_decision.v1', payload: { demo: true, organization_id: null, transaction_id: null, decision: 'authorized', policy_id: 'demo' } });
     const keys = (await t.app.inject({ method: 'GET', url: '/.well-known/signing-keys.json' })).json();
-    expect(verifyReceipt(body.decision_record, keys)).toMatchObject({ valid: true });
+    expect(verifyReceipt(body.decision_record, keys, { expectedSchema: 'payment_decision.v1' })).toMatchObject({ valid: true });
+    expect(verifyReceipt(body.decision_record, keys)).toMatchObject({ valid: false, reason: 'unexpected_schema_version' });
     const forged = { ...body.decision_record, payload: { ...body.decision_record.payload, decision: 'blocked' } };
-    expect(verifyReceipt(forged, keys)).toMatchObject({ valid: false, reason: 'receipt_hash_mismatch' });
+    expect(verifyReceipt(forged, keys, { expectedSchema: 'payment_decision.v1' })).toMatchObject({ valid: false, reason: 'receipt_hash_mismatch' });
 
     expect((await demo(request({ amount_cents: 25_000 }))).json()).toMatchObject({ decision: 'needs_review', reason_code: 'REVIEW_REQUIRED' });
     expect((await demo(request({ merchant_id: 'm_blocked_demo' }))).json()).toMatchObject({ decision: 'blocked', reason_code: 'MERCHANT_BLOCKED' });

@@ -181,7 +181,7 @@ describe('SDK client: every endpoint (e2e)', () => {
     const keys = await sigil.getSigningKeys();
     const receipt = await sigil.getReceipt(txn);
     expect(verifyReceipt(receipt, keys)).toMatchObject({ valid: true });
-    expect(verifyReceipt(await sigil.getDecisionRecord(txn), keys)).toMatchObject({ valid: true, schema_version: 'payment_decision.v1' });
+    expect(verifyReceipt(await sigil.getDecisionRecord(txn), keys, { expectedSchema: 'payment_decision.v1' })).toMatchObject({ valid: true, schema_version: 'payment_decision.v1' });
     await expect(anonymous.verifyReceiptOnServer(receipt)).resolves.toMatchObject({ verified: true, transaction_id: txn });
     await expect(anonymous.verifyReceiptOnServer({ receipt })).resolves.toMatchObject({ verified: true });
     const timeline = await sigil.getTransactionEvents(txn);

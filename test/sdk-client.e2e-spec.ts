@@ -101,7 +101,7 @@ describe('SDK client (e2e)', () => {
     const receipt = await commerce.getReceipt(txn);
     expect(verifyReceipt(receipt, keys)).toMatchObject({ valid: true, key_status: 'active', schema_version: 'payment_receipt.v1' });
     expect(verifyReceipt({ ...receipt, payload: { ...receipt.payload, amount_cents: 99 } }, keys)).toMatchObject({ valid: false, reason: 'receipt_hash_mismatch' });
-    expect(verifyReceipt(await commerce.getDecisionRecord(txn), keys)).toMatchObject({ valid: true, schema_version: 'payment_decision.v1' });
+    expect(verifyReceipt(await commerce.getDecisionRecord(txn), keys, { expectedSchema: 'payment_decision.v1' })).toMatchObject({ valid: true, schema_version: 'payment_decision.v1' });
 
     const timeline = await commerce.getTransactionEvents(txn);
     expect(timeline.events.map((e) => e.event_type)).toEqual(['authorization.requested', 'authorization.approved', 'execution.initiated', 'execution.succeeded', 'receipt.issued', 'timeline.anchored']);

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -189,6 +189,24 @@ if (!embedded) {
     expect(await rawRequest(sock, `${JSON.stringify({ token: 'ab'.repeat(32), command: { command: 'orgs:create', name: 'x' } })}\n`)).toMatchObject({ ok: false, error: 'auth_required' });
     expect(await rawRequest(sock, `${JSON.stringify({ command: { command: 'orgs:create', name: 'x' } })}\n`)).toMatchObject({ ok: false, error: 'auth_required' });
     expect(await rawRequest(sock, 'not json\n')).toMatchObject({ ok: false, error: 'bad_request' });
+  });
+
+  it('parses the sent command line again with the CLI\u2019s own checks: a pre-parsed command is refused', async () => {
+    const sock = join(dataDir, 'operator', 'cli.sock');
+    const token = readFileSync(join(dataDir, 'operator', 'token'), 'utf8').trim();
+    const send = (body: object) => rawRequest(sock, `${JSON.stringify({ token, ...body })}\n`);
+    // The old shape (a command object, unchecked scopes and mode) is no request at all.
+    const forged = { command: 'keys:create', orgId: 'org_x', scopes: ['keys:manage', 'payments:steal'], mode: 'prod', name: null, owner: null };
+    expect(await send({ command: forged })).toMatchObject({ ok: false, error: 'bad_request' });
+    for (const argv of [[], 'orgs:create x', [1, 2], ['help']]) expect(await send({ argv })).toMatchObject({ ok: false, error: 'bad_request' });
+    // The same checks as on the command line: exit code 2, nothing done.
+    expect(await send({ argv: ['keys:create', '--org', 'org_x', '--scopes', 'payments:steal', '--mode', 'test'] })).toMatchObject({ ok: false, error: 'invalid_arguments', exit_code: 2 });
+    expect(await send({ argv: ['keys:create', '--org', 'org_x', '--scopes', 'payments:read', '--mode', 'prod'] })).toMatchObject({ ok: false, exit_code: 2 });
+    expect(await send({ argv: ['nope'] })).toMatchObject({ ok: false, error: 'unknown_command', exit_code: 2 });
+    // A legacy import without its file's text is refused as an unreadable file.
+    expect(await send({ argv: ['certificates', 'import-legacy', 'x.json', '--org', 'org_x'] })).toMatchObject({ ok: false, error: 'invalid_legacy_file', exit_code: 2 });
+    // A good command line runs.
+    expect(await send({ argv: ['orgs:create', 'Through argv'] })).toMatchObject({ ok: true, result: { org_id: expect.stringMatching(/^org_/), name: 'Through argv' } });
   });
 
   it('says what to do, exit 1, when the process holding DATA_DIR does not answer on the channel', async () => {

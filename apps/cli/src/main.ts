@@ -66,8 +66,9 @@ async function open(config: AppConfig): Promise<OpenedEventStore | HeldByServer>
  * channel, apps/cli/src/operator-channel.ts). When there is none to reach (an older server, a
  * process that is not a Sigil server, a DATA_DIR path too long for a socket), says what to do.
  */
-async function throughServer(config: AppConfig, held: HeldByServer, cmd: RunnableCommand): Promise<object> {
-  const answer = await sendToOperatorChannel(config.DATA_DIR, cmd);
+async function throughServer(config: AppConfig, held: HeldByServer, request: { argv: string[]; legacyFile?: string }): Promise<object> {
+  // The command line itself (and an import's file text): the server parses and checks it again.
+  const answer = await sendToOperatorChannel(config.DATA_DIR, request);
   if (!answer) {
     throw new CliError(
       'data_dir_in_use',
@@ -97,6 +98,7 @@ function printHints(cmd: RunnableCommand, result: object): void {
 async function main(argv: string[]): Promise<number> {
   let parsed;
   let cmd: RunnableCommand;
+  let legacyFile: string | undefined;
   try {
     parsed = parseCommand(argv);
     if (parsed.command === 'help') {
@@ -105,7 +107,7 @@ async function main(argv: string[]): Promise<number> {
     }
     // The import's file is read and checked before the store is opened.
     const p = parsed;
-    cmd = p.command === 'certificates:import-legacy' ? { ...p, certificates: legacyCertificatesFrom(p.file, () => readFileSync(p.file, 'utf8')) } : p;
+    cmd = p.command === 'certificates:import-legacy' ? { ...p, certificates: legacyCertificatesFrom(p.file, () => (legacyFile = readFileSync(p.file, 'utf8'))) } : p;
   } catch (err) {
     if (err instanceof CliError) {
       const code = fail(err);
@@ -127,7 +129,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const store = await open(config);
     if (store instanceof HeldByServer) {
-      const result = await throughServer(config, store, cmd);
+      const result = await throughServer(config, store, { argv, ...(legacyFile === undefined ? {} : { legacyFile }) });
       printJson(result);
       printHints(cmd, result);
       return 0;

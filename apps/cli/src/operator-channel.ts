@@ -3,18 +3,21 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:
 import { createConnection, createServer, Server, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { AppError, DomainError } from '@app/core';
-import { CliError, CliServices, RunnableCommand, runCommand } from './cli';
+import { CliError, CliServices, legacyCertificatesFrom, parseCommand, RunnableCommand, runCommand } from './cli';
 
 /**
  * The operator channel: how the admin CLI reaches a running embedded server. PGlite is one
  * process's database, so while `npm start` holds DATA_DIR the CLI cannot open it; instead the
  * server listens on a Unix socket inside DATA_DIR/operator/ (a directory of mode 0700 beside a
- * token file of mode 0600), and the CLI sends it the parsed command, which the server runs
- * through the same runCommand and command handlers as the CLI would. A Unix socket is reachable
- * only from this machine, and only by the user who can read the token (the server's user).
+ * token file of mode 0600), and the CLI sends it its command line (argv), which the server parses
+ * again with the CLI's own parseCommand (every check of the command line applies: a request is
+ * never a pre-parsed command the server would trust) and runs through the same runCommand and
+ * command handlers as the CLI would. A legacy import sends its file's text, which the server
+ * checks as the CLI does. A Unix socket is reachable only from this machine, and only by the user
+ * who can read the token (the server's user).
  *
  * Protocol: one JSON line each way, then the connection closes.
- *   request  {"token":"<hex>","command":<RunnableCommand>}
+ *   request  {"token":"<hex>","argv":["keys:create","--org",…],"legacy_file"?:"<the import file's text>"}
  *   answer   {"ok":true,"result":{...}}  |  {"ok":false,"error":"<code>","message":"...","details"?:...,"exit_code":1|2}
  */
 
@@ -25,6 +28,8 @@ export const operatorTokenPath = (dataDir: string) => join(operatorDir(dataDir),
 /** Longest request accepted (a legacy import carries its certificates). */
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 const IDLE_TIMEOUT_MS = 120_000;
+/** Most arguments a command line may have (the longest command has a dozen). */
+const MAX_ARGS = 64;
 /** Linux's sun_path is 108 bytes, with its terminating NUL. */
 const MAX_SOCKET_PATH = 107;
 
@@ -92,7 +97,7 @@ export async function serveOperatorChannel(dataDir: string, services: CliService
   };
 
   const run = async (line: string): Promise<OperatorAnswer> => {
-    let request: { token?: unknown; command?: unknown };
+    let request: { token?: unknown; argv?: unknown; legacy_file?: unknown };
     try {
       request = JSON.parse(line);
     } catch {
@@ -103,9 +108,27 @@ export async function serveOperatorChannel(dataDir: string, services: CliService
       log.warn({}, 'operator channel: a request with a wrong token was refused');
       return { ok: false, error: 'auth_required', message: 'the operator token does not match this server', exit_code: 1 };
     }
-    const command = request.command as RunnableCommand;
-    if (!command || typeof command !== 'object' || typeof command.command !== 'string') {
-      return { ok: false, error: 'bad_request', message: 'the operator request names no command', exit_code: 1 };
+    const argv = request.argv;
+    if (!Array.isArray(argv) || argv.length === 0 || argv.length > MAX_ARGS || !argv.every((a): a is string => typeof a === 'string')) {
+      return { ok: false, error: 'bad_request', message: `the operator request carries no command line (argv: 1..${MAX_ARGS} strings)`, exit_code: 1 };
+    }
+    let command: RunnableCommand;
+    try {
+      const parsed = parseCommand(argv);
+      if (parsed.command === 'help') return { ok: false, error: 'bad_request', message: 'help is not run through the operator channel', exit_code: 2 };
+      const text = request.legacy_file;
+      command =
+        parsed.command === 'certificates:import-legacy'
+          ? {
+              ...parsed,
+              certificates: legacyCertificatesFrom(parsed.file, () => {
+                if (typeof text !== 'string') throw new Error('the file was not sent with the request');
+                return text;
+              }),
+            }
+          : parsed;
+    } catch (err) {
+      return answerFor(err, log);
     }
     try {
       const result = await runCommand(command, services);
@@ -142,7 +165,7 @@ export async function serveOperatorChannel(dataDir: string, services: CliService
  * socket or token, nobody listening, or no permission to read the token): the caller then says
  * what to do instead.
  */
-export async function sendToOperatorChannel(dataDir: string, command: RunnableCommand, timeoutMs = 120_000): Promise<OperatorAnswer | null> {
+export async function sendToOperatorChannel(dataDir: string, request: { argv: string[]; legacyFile?: string }, timeoutMs = 120_000): Promise<OperatorAnswer | null> {
   let token: string;
   try {
     token = readFileSync(operatorTokenPath(dataDir), 'utf8').trim();
@@ -160,7 +183,7 @@ export async function sendToOperatorChannel(dataDir: string, command: RunnableCo
     });
     socket.on('connect', () => {
       connected = true;
-      socket.write(`${JSON.stringify({ token, command })}\n`);
+      socket.write(`${JSON.stringify({ token, argv: request.argv, ...(request.legacyFile === undefined ? {} : { legacy_file: request.legacyFile }) })}\n`);
     });
     socket.on('data', (chunk: string) => (answer += chunk));
     socket.on('error', (err: NodeJS.ErrnoException) => {

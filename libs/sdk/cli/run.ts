@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { canonicalJson, hashContent, SigilClient, SigilError, TERMINAL_STATUSES, TIMELINE_ANCHORED, verifyCertificate, verifyReceipt, verifyTimeline } from '../src';
+import { canonicalJson, DECISION_SCHEMA_VERSION, hashContent, RECEIPT_SCHEMA_VERSION, REVIEW_SCHEMA_VERSION, SIGNED_RECORD_SCHEMA_VERSIONS, SigilClient, SigilError, TERMINAL_STATUSES, TIMELINE_ANCHORED, verifyCertificate, verifyReceipt, verifyTimeline } from '../src';
+import type { SignedRecordSchemaVersion } from '../src';
 import { flag, parseArgs, Parsed, UsageError } from './args';
 
 /**
@@ -15,9 +16,11 @@ export const USAGE = `usage: sigil <command> [options]
       Checks a certificate's Ed25519 signature against the signing keys, here. Fully offline
       with a file and --keys; a certificate id, or no --keys, asks the service (--base-url).
       --artifact also checks that file's hash against the certified dataset_hash.
-  sigil receipt verify <receipt.json> [--keys keys.json] [--base-url URL]
-      Checks a payment receipt (payment_receipt.v1), a decision record (payment_decision.v1) with
-      every signed human review it carries, or one review (payment_review.v1).
+  sigil receipt verify <receipt.json> [--keys keys.json] [--base-url URL] [--schema KIND|any]
+      Checks a payment receipt (payment_receipt.v1) or a decision record (payment_decision.v1)
+      with every signed human review it carries. Any other kind (a bare payment_review.v1 or
+      payment_timeline_anchor.v1) is invalid (unexpected_schema_version) unless --schema names
+      it (or is any).
   sigil timeline verify <transaction-id | timeline.json> [--base-url URL --api-key KEY]
                         [--receipt receipt.json] [--keys keys.json]
       Recomputes a transaction's hash chain and checks its end: a terminal timeline must end with
@@ -118,18 +121,24 @@ const unwrapReceipt = (doc: unknown) => (typeof doc === 'object' && doc !== null
 async function receiptCommand(argv: string[], io: CliIo): Promise<Outcome> {
   const [sub, ...rest] = argv;
   if (sub !== 'verify') throw new UsageError(sub ? `unknown command: receipt ${sub}` : 'sigil receipt verify <file>');
-  const p = parseArgs(rest, [...COMMON, 'keys', 'base-url']);
+  const p = parseArgs(rest, [...COMMON, 'keys', 'base-url', 'schema']);
   const file = one(p, 'receipt file');
+  const schemaFlag = flag(p, 'schema');
+  if (schemaFlag !== undefined && schemaFlag !== 'any' && !(SIGNED_RECORD_SCHEMA_VERSIONS as readonly string[]).includes(schemaFlag)) {
+    throw new UsageError(`--schema must be any or one of ${SIGNED_RECORD_SCHEMA_VERSIONS.join(', ')}`);
+  }
   const receipt = unwrapReceipt(await readJson(file, 'receipt'));
   const keys = await keysFrom(p, io, 'the signing keys are needed: give --keys keys.json to stay offline');
   const describe = (r: ReturnType<typeof verifyReceipt>) => {
     const what = `${r.schema_version ?? 'record'}${r.receipt_hash ? ` ${r.receipt_hash}` : ''}`;
     return r.valid ? `valid: ${what} signed by key ${r.key_id} (${r.key_status}), ${r.issued_at}` : `invalid: ${r.reason}: ${what}`;
   };
-  const r = verifyReceipt(receipt, keys);
+  // A receipt, or a decision record (GET …/decision); a bare review or anchor only when --schema names it (or any).
+  const expectedSchema = (schemaFlag as SignedRecordSchemaVersion | 'any' | undefined) ?? ([RECEIPT_SCHEMA_VERSION, DECISION_SCHEMA_VERSION] as const);
+  const r = verifyReceipt(receipt, keys, { expectedSchema });
   // A decision document carries every person's signed review of it: each must verify too.
   const reviewDocs = typeof receipt === 'object' && receipt !== null && Array.isArray((receipt as { reviews?: unknown }).reviews) ? (receipt as { reviews: unknown[] }).reviews : [];
-  const reviews = reviewDocs.map((doc) => verifyReceipt(doc, keys));
+  const reviews = reviewDocs.map((doc) => verifyReceipt(doc, keys, { expectedSchema: REVIEW_SCHEMA_VERSION }));
   const valid = r.valid && reviews.every((x) => x.valid);
   const lines = [describe(r), ...warningsOf(r.warnings), ...reviews.flatMap((x, i) => [`review ${i + 1}: ${describe(x)}`, ...warningsOf(x.warnings)])];
   return { valid, lines, json: { ...r, valid, ...(reviewDocs.length ? { reviews } : {}) } };

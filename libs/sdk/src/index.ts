@@ -11,8 +11,8 @@ export type * from './client/types';
 
 export { verifyCertificate, CERT_SCHEMA_VERSION, MANIFEST_SCHEMA_VERSION } from './verify/certificate';
 export type { Certificate, SignedManifest, CertificateVerification, CertificateFailure, CertificatePayload, VerifyCertificateOptions } from './verify/certificate';
-export { verifyReceipt, RECEIPT_SCHEMA_VERSION, DECISION_SCHEMA_VERSION, REVIEW_SCHEMA_VERSION, TIMELINE_ANCHOR_SCHEMA_VERSION } from './verify/receipt';
-export type { PaymentReceipt, PaymentDecisionRecord, ReceiptVerification, ReceiptFailure } from './verify/receipt';
+export { verifyReceipt, verifySignedRecord, SIGNED_RECORD_SCHEMA_VERSIONS, RECEIPT_SCHEMA_VERSION, DECISION_SCHEMA_VERSION, REVIEW_SCHEMA_VERSION, TIMELINE_ANCHOR_SCHEMA_VERSION } from './verify/receipt';
+export type { PaymentReceipt, PaymentDecisionRecord, ReceiptVerification, ReceiptFailure, SignedRecordSchemaVersion, VerifyReceiptOptions } from './verify/receipt';
 export { verifyPredictionProof, verifyInclusion, verifyConsistency, merkleLeafHash } from './verify/merkle';
 export type { PredictionInclusionProof, PredictionProofVerification, PredictionProofFailure, VerifyPredictionProofOptions } from './verify/merkle';
 export { verifyTimeline, timelineEventHash } from './verify/timeline';

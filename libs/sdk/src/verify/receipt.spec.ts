@@ -1,6 +1,6 @@
 import { canonicalJson, sha256Hex } from '@app/crypto';
 import { ServerSigner } from '../../test/server-signer';
-import { verifyReceipt } from './receipt';
+import { verifyReceipt, verifySignedRecord } from './receipt';
 
 const payload = (overrides: Record<string, unknown> = {}) => ({
   transaction_id: 'txn_' + 'a'.repeat(32),
@@ -67,7 +67,38 @@ describe('verifyReceipt', () => {
     const server = new ServerSigner();
     const { receipt_hash, ...rest } = server.receipt({ decision: 'blocked', reason_code: 'MERCHANT_BLOCKED', decided_at: '2025-02-01T00:00:00.000Z' });
     const record = { ...rest, schema_version: 'payment_decision.v1', record_hash: receipt_hash };
-    expect(verifyReceipt(record, server.keysDocument())).toMatchObject({ valid: true, issued_at: '2025-02-01T00:00:00.000Z' });
-    expect(verifyReceipt({ ...record, payload: { ...record.payload, decision: 'authorized' } }, server.keysDocument())).toMatchObject({ valid: false, reason: 'receipt_hash_mismatch' });
+    const asDecision = { expectedSchema: 'payment_decision.v1' } as const;
+    expect(verifyReceipt(record, server.keysDocument(), asDecision)).toMatchObject({ valid: true, issued_at: '2025-02-01T00:00:00.000Z' });
+    expect(verifySignedRecord(record, server.keysDocument())).toMatchObject({ valid: true, schema_version: 'payment_decision.v1' });
+    expect(verifyReceipt({ ...record, payload: { ...record.payload, decision: 'authorized' } }, server.keysDocument(), asDecision)).toMatchObject({ valid: false, reason: 'receipt_hash_mismatch' });
+  });
+
+  it('takes only a payment_receipt.v1 as a receipt by default: a validly signed decision, review or anchor is unexpected_schema_version', () => {
+    const server = new ServerSigner();
+    const keys = server.keysDocument();
+    const at = '2025-02-01T00:00:00.000Z';
+    const kinds = [
+      ['payment_decision.v1', { decision: 'blocked', decided_at: at }],
+      ['payment_review.v1', { review: 'approved', reviewed_at: at }],
+      ['payment_timeline_anchor.v1', { terminal_status: 'settled', anchored_at: at }],
+    ] as const;
+    for (const [schema, body] of kinds) {
+      const { receipt_hash, ...rest } = server.receipt(body);
+      const record = { ...rest, schema_version: schema, record_hash: receipt_hash };
+      expect(verifyReceipt(record, keys)).toMatchObject({ valid: false, reason: 'unexpected_schema_version', schema_version: schema });
+      expect(verifyReceipt(record, keys, { expectedSchema: schema })).toMatchObject({ valid: true, issued_at: at });
+      expect(verifyReceipt(record, keys, { expectedSchema: ['payment_receipt.v1', schema] })).toMatchObject({ valid: true });
+      expect(verifySignedRecord(record, keys)).toMatchObject({ valid: true, schema_version: schema });
+    }
+    const receipt = server.receipt(payload());
+    expect(verifyReceipt(receipt, keys, { expectedSchema: 'payment_decision.v1' })).toMatchObject({ valid: false, reason: 'unexpected_schema_version' });
+  });
+
+  it('judges the key at the signing time of the record\u2019s own kind, never another kind\u2019s field', () => {
+    const server = new ServerSigner();
+    // A decision carrying an issued_at (a receipt's field) but no decided_at has no signing time.
+    const { receipt_hash, ...rest } = server.receipt({ decision: 'blocked', issued_at: '2025-02-01T00:00:00.000Z' });
+    const record = { ...rest, schema_version: 'payment_decision.v1', record_hash: receipt_hash };
+    expect(verifySignedRecord(record, server.keysDocument())).toMatchObject({ valid: false, reason: 'invalid_signing_time', issued_at: null });
   });
 });

@@ -113,7 +113,7 @@ export function checkTimelineEnd(ordered: readonly AnchoredEvent[], options: { k
     const detail = 'checking the anchor of a terminal timeline needs the signing keys (the keys document)';
     return { ok: false, reason: 'anchor_keys_required', anchor: summary('unverified', { ...found, detail }), broken_at_revision: next.revision, event_id: next.event_id };
   }
-  const verdict = verifyReceipt(record, options.keys);
+  const verdict = verifyReceipt(record, options.keys, { expectedSchema: TIMELINE_ANCHOR_SCHEMA_VERSION });
   if (!verdict.valid) {
     return { ok: false, reason: 'anchor_signature_invalid', anchor: summary('signature_invalid', { ...found, key_status: verdict.key_status, detail: `the anchor does not verify: ${verdict.reason}` }), broken_at_revision: next.revision, event_id: next.event_id, actual: verdict.reason ?? null };
   }
