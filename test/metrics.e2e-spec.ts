@@ -1,4 +1,5 @@
 import { AccessService } from '@app/access';
+import { createLogger } from '@app/http';
 import { MetricsServer } from '@app/metrics';
 import { isolatedEnv } from './support/isolated-env';
 import { parsePrometheus, Sample, samplesOf, valueOf } from './support/prometheus-text';
@@ -255,6 +256,21 @@ describe('GET /metrics with METRICS_PORT: a listener of its own (e2e)', () => {
     await other.close();
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   }, 60_000);
+});
+
+describe('METRICS_PORT without METRICS_TOKEN on a HOST that is not loopback (e2e)', () => {
+  it('logs a warning at start that GET /metrics is open; a token or a loopback HOST does not', async () => {
+    const warned = async (env: Record<string, string>) => {
+      const lines: string[] = [];
+      const logger = createLogger('warn', 'sigil', { write: (line: string) => void lines.push(line) });
+      const app = await startTestApp(env, [], { logger });
+      await app.close();
+      return lines.map((l) => JSON.parse(l) as { msg: string; level: number }).filter((l) => /GET \/metrics on METRICS_PORT/.test(l.msg));
+    };
+    expect(await warned({ METRICS_PORT: '0', HOST: '0.0.0.0' })).toEqual([expect.objectContaining({ level: 40, msg: expect.stringContaining('set METRICS_TOKEN') })]);
+    expect(await warned({ METRICS_PORT: '0', HOST: '0.0.0.0', METRICS_TOKEN: TOKEN })).toEqual([]);
+    expect(await warned({ METRICS_PORT: '0', HOST: '127.0.0.1' })).toEqual([]);
+  }, 120_000);
 });
 
 describe('GET /metrics with neither METRICS_TOKEN nor METRICS_PORT (e2e)', () => {
