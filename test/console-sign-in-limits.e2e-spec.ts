@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AccessService, SCOPES } from '@app/access';
-import { SetPasswordCommand } from '@app/console';
+import { InviteUserCommand, IssuedSignInLink, SetPasswordCommand } from '@app/console';
+import { signInByLink } from './support/console-client';
 import { CommandBus } from '@nestjs/cqrs';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -38,6 +39,18 @@ describe('console sign-in limits (e2e)', () => {
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(refused.body).toContain('Too many sign-in attempts');
     expect((await attempt(`other-${email}`, 'whatever it is')).statusCode).toBe(401);
+  }, 60_000);
+
+  it('the account page\u2019s current password is limited like sign-in: 10 wrong guesses, then 429', async () => {
+    const access = t.app.get(AccessService);
+    const org = await access.createOrganization(`limits-${randomBytes(3).toString('hex')}`);
+    const bus = t.app.get(CommandBus);
+    const invited = await bus.execute<InviteUserCommand, IssuedSignInLink>(new InviteUserCommand(org.org_id, { email: `acct-${randomBytes(4).toString('hex')}@example.com`, displayName: 'Acct', role: 'viewer' }, { kind: 'operator' }));
+    await bus.execute(new SetPasswordCommand(org.org_id, invited.user.user_id, 'the right password'));
+    const b = await signInByLink(t.app, `${t.config.BASE_URL}/console/sign-in/link?token=${invited.token}`);
+    const csrf = b.csrf((await b.send('GET', '/console/account')).body);
+    for (let i = 0; i < 10; i++) expect((await b.send('POST', '/console/account/password', { csrf, password: 'a brand new password', current_password: `guess ${i}` })).status).toBe(400);
+    expect((await b.send('POST', '/console/account/password', { csrf, password: 'a brand new password', current_password: 'the right password' })).status).toBe(429);
   }, 60_000);
 
   it('successful sign-ins do not count against the address: 12 in a row all open a session', async () => {

@@ -4,7 +4,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { ApproveAuthorizationCommand, AUTHORIZATION_ID_RE, RejectAuthorizationCommand, TRANSACTION_ID_RE, TRANSACTION_STATUSES, TransactionStatus } from '@app/commerce';
-import { AppError } from '@app/core';
+import { AppError, DomainError } from '@app/core';
 import { ZodPipe } from '@app/http';
 import { ConsoleAuth, ConsoleViewer } from '../people/console-auth';
 import { approvalsPage } from '../pages/approvals.page';
@@ -15,6 +15,7 @@ import { ConsoleReads } from './console-reads';
 import { checkCsrf, ConsolePageFilter, ConsoleRequest, formField, redirect, requireScope, sendPage } from './console-http';
 import { sessionTokenOf } from './console-forms';
 import { parseAmount } from './amount';
+import { SignInThrottle } from './sign-in-throttle';
 
 const instant = z.string().refine((v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}/.test(v), 'must be an ISO-8601 date or date-time');
 const empty = (v: unknown) => (v === '' ? undefined : v);
@@ -39,6 +40,7 @@ export class ConsoleController {
     private readonly commands: CommandBus,
     private readonly auth: ConsoleAuth,
     private readonly reads: ConsoleReads,
+    private readonly throttle: SignInThrottle,
   ) {}
 
   @Get('approvals')
@@ -126,7 +128,16 @@ export class ConsoleController {
     const viewer = await this.viewer(req, reply);
     if (!viewer) return;
     checkCsrf(viewer.csrf, body);
-    await this.commands.execute(new SetPasswordCommand(viewer.user.org_id, viewer.user.user_id, formField(body, 'password'), { currentPassword: formField(body, 'current_password'), sessionId: viewer.session.session_id }));
+    // The current password is guessed no faster here than at sign-in: the same limits, failures counted alike.
+    const current = formField(body, 'current_password');
+    if (viewer.user.password_hash !== null) await this.throttle.admit(req.ip, viewer.user.email);
+    try {
+      await this.commands.execute(new SetPasswordCommand(viewer.user.org_id, viewer.user.user_id, formField(body, 'password'), { currentPassword: current, sessionId: viewer.session.session_id }));
+    } catch (err) {
+      const wrongCurrent = err instanceof DomainError && Array.isArray(err.details) && err.details.some((d: { field?: string }) => d.field === 'current_password');
+      if (wrongCurrent) await this.throttle.failed(viewer.user.email);
+      throw err;
+    }
     redirect(reply, '/console/account?done=password');
   }
 
