@@ -24,9 +24,12 @@ const entries = {
 
 function newestMtime(path) {
   const st = statSync(path);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs;
-  // Build outputs inside the sources (the SDK's own dist) are not sources: they must not make the app's build look stale.
+  // A file's ctime moves when it is renamed or moved in too, so a file that changed name counts as new.
+  if (!st.isDirectory()) return Math.max(st.mtimeMs, st.ctimeMs);
+  // A directory's own time is not counted: creating a build output inside the sources (the SDK's
+  // dist, written by the browser tests' bundle) moved libs/sdk's mtime and made a running test
+  // suite rebuild the app under load. Build outputs are not sources.
+  let newest = 0;
   for (const name of readdirSync(path)) if (name !== 'dist' && name !== 'node_modules') newest = Math.max(newest, newestMtime(join(path, name)));
   return newest;
 }
