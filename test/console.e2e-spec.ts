@@ -285,6 +285,9 @@ describe('console (e2e)', () => {
     expect((await admin.send('GET', '/console/keys')).body).not.toContain(secret);
 
     const keyId = me.body.key_id as string;
+    // The person who made it is recorded (the review rules count the key as that person).
+    const adminId = /user:(usr_[0-9a-f]+)/.exec(String(((await access.listApiKeys(a.orgId)) as { key_id: string; created_by?: string | null }[]).find((k) => k.key_id === keyId)?.created_by))?.[1];
+    expect(adminId).toBeDefined();
     expect(await admin.send('POST', `/console/keys/${keyId}/revoke`, { csrf })).toMatchObject({ status: 303, headers: { location: '/console/keys?done=revoked' } });
     expect(await api('GET', '/api/me', secret)).toMatchObject({ status: 401, body: { error: 'auth_required' } });
 

@@ -51,7 +51,7 @@ export class KeysConsoleController {
     }
     checkGrantable(viewer.scopes, scopes);
     const [name, owner] = [formField(body, 'name').trim().slice(0, 200) || null, formField(body, 'owner').trim().slice(0, 200) || null];
-    const created = await this.commands.execute<CreateApiKeyCommand, CreatedApiKey>(new CreateApiKeyCommand(viewer.user.org_id, { scopes, mode, name, owner }));
+    const created = await this.commands.execute<CreateApiKeyCommand, CreatedApiKey>(new CreateApiKeyCommand(viewer.user.org_id, { scopes, mode, name, owner, createdBy: `user:${viewer.user.user_id}` }));
     req.log.info({ event: 'console.key_created', user_id: viewer.user.user_id, key_id: created.key_id }, 'console key created');
     sendPage(reply, 201, keysPage(viewer, await this.access.listApiKeys(viewer.user.org_id), { created, signingKeys: this.signingKeys() }));
   }
@@ -64,7 +64,7 @@ export class KeysConsoleController {
     checkCsrf(viewer.csrf, body);
     // A malformed id, an unknown one and another organization's are the same 404 page.
     if (!/^key_[0-9a-f]{16}$/.test(keyId)) throw new AppError('not_found', 'not found', 404);
-    await this.commands.execute(new RevokeApiKeyCommand(keyId, { orgId: viewer.user.org_id, reason: `revoked in the console by user:${viewer.user.user_id}` }));
+    await this.commands.execute(new RevokeApiKeyCommand(keyId, { orgId: viewer.user.org_id, reason: 'revoked in the console', revokedBy: `user:${viewer.user.user_id}` }));
     redirect(reply, '/console/keys?done=revoked');
   }
 
