@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { expectOneJsonLine, runCli } from '../support/run-cli';
 
 /**
  * The admin CLI against a running embedded server (`npm start` without DATABASE_URL holds its
@@ -14,35 +15,10 @@ import { join, resolve } from 'node:path';
 const root = resolve(__dirname, '../..');
 const embedded = !process.env.DATABASE_URL;
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: Record<string, unknown> & { ok?: false; error?: string; message?: string };
-}
-
 const baseEnv = (dataDir: string) => ({ PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL });
 
-function cli(dataDir: string, ...args: string[]): Promise<CliRun> {
-  const child = spawn(process.execPath, [join(root, 'scripts/start.js'), 'cli', ...args], { cwd: root, env: baseEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += String(d)));
-  child.stderr.on('data', (d) => (stderr += String(d)));
-  return new Promise((res, rej) => {
-    child.on('error', rej);
-    child.on('close', (code) => {
-      const lines = stdout.split('\n').filter(Boolean);
-      let json = {} as CliRun['json'];
-      try {
-        if (lines.length) json = JSON.parse(lines[lines.length - 1]);
-      } catch {
-        /* asserted through stdout */
-      }
-      res({ code, stdout, stderr, json });
-    });
-  });
-}
+/** The CLI as `npm run cli` runs it, on this data directory (and the pass's DATABASE_URL). */
+const cli = (dataDir: string, ...args: string[]) => runCli({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL }, args);
 
 const freePort = () =>
   new Promise<number>((res) => {
@@ -51,11 +27,6 @@ const freePort = () =>
       s.close(() => res(port));
     });
   });
-
-function expectOneJsonLine(r: CliRun): void {
-  expect(r.stdout.trim().split('\n')).toHaveLength(1);
-  expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
-}
 
 /** One raw request on the operator socket; the server's one-line answer. */
 function rawRequest(socketPath: string, line: string): Promise<Record<string, unknown>> {
