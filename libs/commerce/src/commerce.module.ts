@@ -135,13 +135,9 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
             const keys = new AccessReadModel(db);
             return new ReviewRules({
               policyVersion: (orgId, policyId, version) => policies.version(orgId, policyId, version),
-              keyOwner: async (orgId, keyId) => {
+              key: async (orgId, keyId) => {
                 const row = await keys.keyRow(keyId);
-                return row && row.org_id === orgId ? (row.owner ?? null) : null;
-              },
-              keyCreator: async (orgId, keyId) => {
-                const row = await keys.keyRow(keyId);
-                return row && row.org_id === orgId ? (row.created_by ?? null) : null;
+                return row && row.org_id === orgId ? { owner: row.owner ?? null, createdBy: row.created_by ?? null } : null;
               },
             });
           },

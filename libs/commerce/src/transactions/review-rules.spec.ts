@@ -6,8 +6,7 @@ describe('ReviewRules (the policy version that escalated an authorization decide
   const rules = (review: PolicyDocument['review'] | null, owners: Record<string, string> = {}, creators: Record<string, string> = {}) =>
     new ReviewRules({
       policyVersion: async () => (review === null ? null : { policy: { review } }),
-      keyOwner: async (_org, keyId) => owners[keyId] ?? null,
-      keyCreator: async (_org, keyId) => creators[keyId] ?? null,
+      key: async (_org, keyId) => ({ owner: owners[keyId] ?? null, createdBy: creators[keyId] ?? null }),
     });
   const who = (reviewer: string, priorApprovers: string[] = []) => ({ requesterActor: 'api_key:key_agent', reviewerActor: reviewer, priorApprovers });
 

@@ -4,13 +4,12 @@ import type { TransactionRow } from './transaction-row';
 /** What the review rules read: the policy version a decision was made under, and who holds and who made a key. */
 export interface ReviewRuleSources {
   policyVersion(orgId: string, policyId: string, version: number): Promise<{ policy: PolicyDocument } | null>;
-  /** The key's owner, or null (no owner recorded, or not a key of this organization). */
-  keyOwner(orgId: string, keyId: string): Promise<string | null>;
   /**
-   * Who created the key (its `created_by`: a key id, `user:<id>`, `operator`), or null (not
-   * recorded: a key from before it was, or not a key of this organization).
+   * A key of this organization: its recorded owner, and who created it (`created_by`: a key id,
+   * `user:<id>`, `operator`); each null where not recorded (a key from before it was). null: not a
+   * key of this organization.
    */
-  keyCreator(orgId: string, keyId: string): Promise<string | null>;
+  key(orgId: string, keyId: string): Promise<{ owner: string | null; createdBy: string | null } | null>;
 }
 
 /** What the aggregate decides a review on, from the policy version that escalated the authorization. */
@@ -60,11 +59,13 @@ export class ReviewRules {
     const review = version?.policy.review;
     if (!review) return none;
     const org = row.organization_id;
-    const owners = new Map<string, Promise<string | null>>();
-    const ownerOf = (keyId: string) => owners.get(keyId) ?? owners.set(keyId, this.sources.keyOwner(org, keyId)).get(keyId)!;
+    // One read per key for the whole ruling: its owner and its creator come from the same row.
+    const keys = new Map<string, ReturnType<ReviewRuleSources['key']>>();
+    const keyOf = (keyId: string) => keys.get(keyId) ?? keys.set(keyId, this.sources.key(org, keyId)).get(keyId)!;
+    const ownerOf = async (keyId: string) => (await keyOf(keyId))?.owner ?? null;
     const chains = new Map<string, Promise<string[]>>();
     /** The actor and its creators, nearest first: key ids, and a final `user:<id>` or `operator` where recorded. */
-    const chainOf = (actor: string) => chains.get(actor) ?? chains.set(actor, this.chain(org, actor)).get(actor)!;
+    const chainOf = (actor: string) => chains.get(actor) ?? chains.set(actor, this.chain(actor, async (keyId) => (await keyOf(keyId))?.createdBy ?? null)).get(actor)!;
     const samePerson = async (a: string | null, b: string) => {
       if (a === null) return false;
       if (a === b) return true;
@@ -87,13 +88,13 @@ export class ReviewRules {
   }
 
   /** `api_key:key_a` → ['key_a', 'key_b' (who made key_a), …, 'user:usr_1']; any other actor → [itself]. */
-  private async chain(orgId: string, actor: string): Promise<string[]> {
+  private async chain(actor: string, creatorOf: (keyId: string) => Promise<string | null>): Promise<string[]> {
     const first = keyIdOf(actor);
     if (!first) return [actor];
     const chain = [first];
     let current: string | null = first;
     while (current && chain.length < MAX_CHAIN) {
-      const creator: string | null = await this.sources.keyCreator(orgId, current);
+      const creator: string | null = await creatorOf(current);
       if (!creator || chain.includes(creator)) break;
       chain.push(creator);
       current = creator.startsWith('key_') ? creator : null;

@@ -61,8 +61,7 @@ export function commerceWorld(at = '2026-11-25T10:00:00.000Z') {
   const keyCreators = new Map<string, string>();
   const rules = new ReviewRules({
     policyVersion: async (org, id, v) => (policyVersions.has(`${org}/${id}/${v}`) ? { policy: policyVersions.get(`${org}/${id}/${v}`)! } : null),
-    keyOwner: async (_org, keyId) => keyOwners.get(keyId) ?? null,
-    keyCreator: async (_org, keyId) => keyCreators.get(keyId) ?? null,
+    key: async (_org, keyId) => ({ owner: keyOwners.get(keyId) ?? null, createdBy: keyCreators.get(keyId) ?? null }),
   });
   /** An authorization escalated to review, holding `amount` on one daily cap window. */
   const escalated = async (org: string, amount = 30_000, expiresAt = '2026-11-26T00:00:00.000Z') => {

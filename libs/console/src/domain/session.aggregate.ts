@@ -1,6 +1,6 @@
 import { DomainError } from '@app/core';
 import type { Role } from './roles';
-import { actorName, UserActor } from './user.aggregate';
+import { actorName, mayTouchOwners, UserActor } from './user.aggregate';
 
 /**
  * Console sessions and the one-time sign-in links that open them. A session's stream holds its
@@ -127,8 +127,7 @@ export function issueSignInLink(
   now: Date,
   ttlMs = LINK_TTL_MS,
 ) {
-  const ownerOrOperator = by.kind === 'operator' || (by.kind === 'user' && by.role === 'owner'); // the user aggregate's rule for owners' roles
-  if (input.user.role === 'owner' && !ownerOrOperator) throw new DomainError('owner_role_required', 'only an owner can issue a sign-in link for an owner');
+  if (input.user.role === 'owner' && !mayTouchOwners(by)) throw new DomainError('owner_role_required', 'only an owner can issue a sign-in link for an owner');
   const own = by.kind === 'user' && by.userId === input.user.user_id;
   const data: SignInLinkIssued = {
     link_id: input.linkId,

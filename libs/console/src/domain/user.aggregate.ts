@@ -100,7 +100,7 @@ function checkKeyGrants(by: UserActor, ...roles: Role[]) {
 }
 
 /** Owners are made only by an owner or the operator: an admin (or a key) cannot raise anyone, itself included, above admin. */
-function mayTouchOwners(by: UserActor) {
+export function mayTouchOwners(by: UserActor) {
   return by.kind === 'operator' || (by.kind === 'user' && by.role === 'owner');
 }
 
