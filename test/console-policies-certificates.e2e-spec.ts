@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { AccessService, SCOPES } from '@app/access';
-import { ConsoleClient, multipart, signInByLink } from './support/console-client';
+import { AccessService } from '@app/access';
+import { ConsoleClient, invitedPerson, multipart } from './support/console-client';
 import { startTestApp, TestApp } from './support/test-app';
 import { eventually } from './support/webhook-receiver';
 
@@ -24,18 +23,7 @@ describe('console policies and certificates pages (e2e)', () => {
     await t?.close();
   });
 
-  const person = async (role: 'admin' | 'viewer', orgId?: string): Promise<{ b: ConsoleClient; orgId: string }> => {
-    const org = orgId ?? (await access.createOrganization(`console-pc-${randomBytes(3).toString('hex')}`)).org_id;
-    const key = await access.createApiKey(org, { scopes: [...SCOPES], mode: 'test' });
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/users',
-      headers: { authorization: `Bearer ${key.key}` },
-      payload: { email: `${role}-${randomBytes(4).toString('hex')}@example.com`, display_name: `${role} person`, role },
-    });
-    expect(res.statusCode).toBe(201);
-    return { b: await signInByLink(t.app, (res.json() as { url: string }).url), orgId: org };
-  };
+  const person = (role: 'admin' | 'viewer', orgId?: string) => invitedPerson(t.app, access, role, orgId);
 
   describe('policies', () => {
     it('saves from the editor; a mistake is the editor again with the field\u2019s message; versions diff; simulate', async () => {

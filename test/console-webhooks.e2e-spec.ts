@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { AccessService, SCOPES } from '@app/access';
-import { consoleClient, ConsoleClient, signInByLink } from './support/console-client';
+import { AccessService } from '@app/access';
+import { consoleClient, ConsoleClient, invitedPerson } from './support/console-client';
 import { isolatedEnv } from './support/isolated-env';
 import { startTestApp, TestApp } from './support/test-app';
 import { eventually, WebhookReceiver } from './support/webhook-receiver';
@@ -31,18 +30,7 @@ describe('console webhooks pages (e2e)', () => {
     await iso?.dispose();
   });
 
-  const person = async (role: 'admin' | 'viewer', orgId?: string): Promise<{ b: ConsoleClient; orgId: string }> => {
-    const org = orgId ?? (await access.createOrganization(`console-wh-${randomBytes(3).toString('hex')}`)).org_id;
-    const key = await access.createApiKey(org, { scopes: [...SCOPES], mode: 'test' });
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/users',
-      headers: { authorization: `Bearer ${key.key}` },
-      payload: { email: `${role}-${randomBytes(4).toString('hex')}@example.com`, display_name: `${role} person`, role },
-    });
-    expect(res.statusCode).toBe(201);
-    return { b: await signInByLink(t.app, (res.json() as { url: string }).url), orgId: org };
-  };
+  const person = (role: 'admin' | 'viewer', orgId?: string) => invitedPerson(t.app, access, role, orgId);
 
   const createEndpoint = async (b: ConsoleClient, url: string, events: string[] = ['authorization.requested']) => {
     const list = await b.send('GET', '/console/webhooks');

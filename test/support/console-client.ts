@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Scope, SCOPES } from '@app/access';
 
 /** One person's browser over inject(): cookies kept between requests, urlencoded or multipart forms. */
 export function consoleClient(app: NestFastifyApplication) {
@@ -37,6 +38,28 @@ export async function signInByLink(app: NestFastifyApplication, url: string): Pr
   const res = await b.send('POST', '/console/sign-in/link', { csrf: b.csrf(page.body), token: link.searchParams.get('token')! });
   if (res.status !== 303) throw new Error(`sign-in by link answered ${res.status}`);
   return b;
+}
+
+/**
+ * A person of the given role, invited over `POST /api/users` by a key with every scope of a new
+ * organization (or of `orgId`), signed in by their link.
+ */
+export async function invitedPerson(
+  app: NestFastifyApplication,
+  access: { createOrganization(name: string): Promise<{ org_id: string }>; createApiKey(orgId: string, o: { scopes: Scope[]; mode: 'test' }): Promise<{ key: string }> },
+  role: 'admin' | 'viewer',
+  orgId?: string,
+): Promise<{ b: ConsoleClient; orgId: string }> {
+  const org = orgId ?? (await access.createOrganization(`console-${randomBytes(3).toString('hex')}`)).org_id;
+  const key = await access.createApiKey(org, { scopes: [...SCOPES], mode: 'test' });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/users',
+    headers: { authorization: `Bearer ${key.key}` },
+    payload: { email: `${role}-${randomBytes(4).toString('hex')}@example.com`, display_name: `${role} person`, role },
+  });
+  expect(res.statusCode).toBe(201);
+  return { b: await signInByLink(app, (res.json() as { url: string }).url), orgId: org };
 }
 
 /** A multipart/form-data body: fields, and files as (name, file name, bytes). */
