@@ -32,6 +32,15 @@ export interface BucketPolicy {
   onStoreDown: 'open' | 'closed';
 }
 
+/** A public per-minute surface: per IP for anonymous callers, 4× that per DID for agents, keys on their own limit; served uncounted when Redis is down. */
+const publicPerMinute = (anonymousLimit: number) =>
+  ({
+    anonymous: { limit: anonymousLimit, windowSeconds: 60 },
+    agent: { limit: 4 * anonymousLimit, windowSeconds: 60 },
+    authenticated: null,
+    onStoreDown: 'open',
+  }) satisfies BucketPolicy;
+
 /**
  * Agent-lane values: the spec gives `demo_window` 60, `public_verify_window` 240 and
  * `sandbox_key_daily` 30. Its other public per-minute surfaces (certificate fetch, registry
@@ -41,34 +50,14 @@ export interface BucketPolicy {
 export const BUCKETS = {
   // Payment verify and verification: POST /api/verify, POST /api/verify/hash, GET /api/verify/{id},
   // GET /api/predictions/proof, POST /api/cdp/receipts/verify.
-  public_verify_window: {
-    anonymous: { limit: 60, windowSeconds: 60 },
-    agent: { limit: 240, windowSeconds: 60 },
-    authenticated: null,
-    onStoreDown: 'open',
-  },
+  public_verify_window: publicPerMinute(60),
   // Certificate fetch: GET /api/certificates/{id} (and /signed-payload, /download),
   // GET /api/cert/{id}/manifest, the GET /verify/{id} page.
-  certificate_fetch_window: {
-    anonymous: { limit: 60, windowSeconds: 60 },
-    agent: { limit: 240, windowSeconds: 60 },
-    authenticated: null,
-    onStoreDown: 'open',
-  },
+  certificate_fetch_window: publicPerMinute(60),
   // Registry list: GET /v1/registry.
-  registry_list_window: {
-    anonymous: { limit: 60, windowSeconds: 60 },
-    agent: { limit: 240, windowSeconds: 60 },
-    authenticated: null,
-    onStoreDown: 'open',
-  },
+  registry_list_window: publicPerMinute(60),
   // Badge data (GET /api/badge/{certificate_id}).
-  badge_window: {
-    anonymous: { limit: 300, windowSeconds: 60 },
-    agent: { limit: 1200, windowSeconds: 60 },
-    authenticated: null,
-    onStoreDown: 'open',
-  },
+  badge_window: publicPerMinute(300),
   // Decision ledger demo.
   demo_window: {
     anonymous: { limit: 10, windowSeconds: 900 },
