@@ -3,6 +3,7 @@ import { AccessService } from '@app/access';
 import { AnchorTimelinesCommand, AnchorTimelinesHandler, ExpirySweep } from '@app/commerce';
 import { EventStore, eventHash, SqlDatabase } from '@app/event-store';
 import { verifyTimeline } from '@app/sdk';
+import { isolatedEnv } from './support/isolated-env';
 import { startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -16,13 +17,21 @@ describe('timeline anchors (e2e)', () => {
   let t: TestApp;
   let db: SqlDatabase;
   let keys: unknown;
+  let iso: Awaited<ReturnType<typeof isolatedEnv>>;
 
+  // Its own schema (or data dir): the backfill anchors every unanchored timeline it finds, and in
+  // the PostgreSQL pass another suite's process (which may rotate the signing key meanwhile)
+  // would otherwise anchor these, or this one theirs, under keys read before the rotation.
   beforeAll(async () => {
-    t = await startTestApp({ RATE_LIMITS: 'off' });
+    iso = await isolatedEnv();
+    t = await startTestApp({ ...iso.env, RATE_LIMITS: 'off' });
     db = t.app.get(SqlDatabase);
     keys = (await t.app.inject({ method: 'GET', url: '/.well-known/signing-keys.json' })).json();
   }, 60_000);
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await iso?.dispose();
+  });
 
   const call = (method: 'GET' | 'POST' | 'PUT', url: string, key: string, payload?: unknown) =>
     t.app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }), headers: { authorization: `Bearer ${key}` } });
