@@ -162,6 +162,8 @@ describe('webhooks (e2e)', () => {
       cursor = page.next_cursor;
     } while (cursor);
     expect(new Set(seen).size).toBe(recorded.length);
+    // The receipt went to two endpoints; the wait above covered only epAll's copy.
+    await eventually(async () => (await deliveriesOf(key, 'event_type=receipt.issued&status=delivered')).items.length === 2, 5000, 'receipts');
     const receiptsOnly = await deliveriesOf(key, 'event_type=receipt.issued');
     expect(receiptsOnly.items).toHaveLength(2);
     const one = await delivery(key, receiptsOnly.items[0].id);
