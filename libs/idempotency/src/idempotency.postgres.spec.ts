@@ -55,4 +55,31 @@ describe('IdempotencyService across two processes (PostgreSQL)', () => {
     hang(); // the abandoned handler finishes, but its process cannot record anything any more
     expect(await abandoned).toBeInstanceOf(Error);
   });
+
+  it('completes keys through the primary key whatever the table held when the statement was first planned', async () => {
+    // A generic plan cached while the table was small once joined each batch of completions to a
+    // whole-table scan, for as long as the connection lived (until an ANALYZE).
+    const [{ schema }] = await t.db.query<{ schema: string }>('SELECT current_schema() AS schema');
+    const one = new PgDatabase({ connectionString: process.env.DATABASE_URL!, schema, max: 1 });
+    try {
+      await one.query('DELETE FROM idempotency_keys');
+      const s = new IdempotencyService(new IdempotencyKeyRepository(one));
+      // More than the five runs after which PostgreSQL may settle on a generic plan, on a tiny table.
+      for (let i = 0; i < 8; i++) await s.run(scope(`plan-${i}`), async () => ({ status: 200, body: { i } }));
+      await one.query(
+        `INSERT INTO idempotency_keys (organization_id, key, request_hash, method_path, status, created_at, expires_at)
+         SELECT 'org_bulk', 'k' || g, 'h', 'POST /x', 'completed', now(), now() + interval '1 day' FROM generate_series(1, 20000) g`,
+      );
+      // The connection's own prepared completion, planned as it now runs (the one connection of the pool).
+      const [prepared] = await one.query<{ name: string }>(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'idempotency_complete%'`);
+      expect(prepared).toBeDefined();
+      const batch = JSON.stringify([{ org: 'org_a', key: 'plan-0', hash: 'h', method_path: 'POST /x', token: '00000000-0000-4000-8000-000000000000', retention_ms: 1000, status: 200, is_error: false, body: {}, headers: null }]);
+      const plan = (await one.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${prepared.name}('${batch.replaceAll("'", "''")}')`)).map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).not.toMatch(/Seq Scan on idempotency_keys/);
+      await s.run(scope('plan-after'), async () => ({ status: 200, body: { after: true } }));
+      expect(await s.run(scope('plan-after'), async () => ({ status: 200, body: { after: false } }))).toMatchObject({ replayed: true, body: { after: true } });
+    } finally {
+      await one.close();
+    }
+  });
 });

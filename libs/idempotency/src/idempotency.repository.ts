@@ -86,24 +86,57 @@ export class IdempotencyKeyRepository {
     );
   }
 
-  /** Stores the response of the claim `token` holds; completions of one moment share one statement. */
+  /**
+   * Stores the response of the claim `token` holds; completions of one moment share one statement.
+   * Written as an upsert on the primary key, not an UPDATE … FROM the batch: the upsert finds each
+   * row through its unique index whatever the plan, where a join's generic plan, cached while the
+   * table was small, scanned the whole table for every batch until the next ANALYZE. A claim that
+   * is gone (never the case while its lease is renewed) gets its completed row back; one another
+   * request has taken over is left alone.
+   */
   async complete(
-    r: { org: string; key: string },
+    r: KeyClaim,
     token: string,
+    retentionMs: number,
     response: { status: number; body: unknown; headers: Record<string, string> | null; isError: boolean },
   ): Promise<void> {
-    await this.completions.add({ org: r.org, key: r.key, token, ...response });
+    await this.completions.add({ ...r, token, retentionMs, ...response });
   }
 
-  private async completeMany(batch: { org: string; key: string; token: string; status: number; body: unknown; headers: Record<string, string> | null; isError: boolean }[]): Promise<void[]> {
+  private async completeMany(
+    batch: (KeyClaim & { token: string; retentionMs: number; status: number; body: unknown; headers: Record<string, string> | null; isError: boolean })[],
+  ): Promise<void[]> {
+    // One row per key: a claim is completed once, by its one claimant.
     await this.db.query(
-      `UPDATE idempotency_keys k
-       SET status = 'completed', locked_until = NULL, response_status = x.status, response_error = x.is_error,
-           response_body = x.body, response_headers = x.headers
-       FROM json_to_recordset($1::json) AS x(org text, key text, token uuid, status integer, is_error boolean, body json, headers json)
-       WHERE k.organization_id = x.org AND k.key = x.key AND k.claim_token = x.token AND k.status = 'in_progress'`,
-      [JSON.stringify(batch.map((c) => ({ org: c.org, key: c.key, token: c.token, status: c.status, is_error: c.isError, body: c.body ?? null, headers: c.headers })))],
-      { name: 'idempotency_complete_many' },
+      `INSERT INTO idempotency_keys AS k
+         (organization_id, key, request_hash, method_path, status, claim_token, locked_until,
+          response_status, response_error, response_body, response_headers, created_at, expires_at)
+       SELECT x.org, x.key, x.hash, x.method_path, 'completed', x.token, NULL, x.status, x.is_error, x.body, x.headers,
+              now(), now() + x.retention_ms * interval '1 millisecond'
+       FROM json_to_recordset($1::json) AS x(org text, key text, hash text, method_path text, token uuid, retention_ms float8,
+                                             status integer, is_error boolean, body json, headers json)
+       ORDER BY x.org, x.key
+       ON CONFLICT (organization_id, key) DO UPDATE SET
+         status = 'completed', locked_until = NULL, response_status = EXCLUDED.response_status,
+         response_error = EXCLUDED.response_error, response_body = EXCLUDED.response_body, response_headers = EXCLUDED.response_headers
+       WHERE k.claim_token = EXCLUDED.claim_token AND k.status = 'in_progress'`,
+      [
+        JSON.stringify(
+          batch.map((c) => ({
+            org: c.org,
+            key: c.key,
+            hash: c.hash,
+            method_path: c.methodPath,
+            token: c.token,
+            retention_ms: c.retentionMs,
+            status: c.status,
+            is_error: c.isError,
+            body: c.body ?? null,
+            headers: c.headers,
+          })),
+        ),
+      ],
+      { name: 'idempotency_complete_many_v2' },
     );
     return batch.map(() => undefined);
   }

@@ -195,6 +195,28 @@ describe('IdempotencyService (on the real store)', () => {
     await expect(s.run(scope({ key: other, body: { different: 1 } }), h)).rejects.toMatchObject({ code: 'idempotency_key_reused' });
   });
 
+  it("stores the response of a claim whose row vanished while it ran, and leaves a claim someone took over alone", async () => {
+    const s = service();
+    const h = counting();
+    // The row is gone before the handler finishes (an operator purge, say): the answer is kept.
+    const gone = fresh();
+    expect(
+      await s.run(scope({ key: gone }), async () => {
+        await t.db.query('DELETE FROM idempotency_keys WHERE organization_id = $1 AND key = $2', ['org_a', gone]);
+        return h();
+      }),
+    ).toMatchObject({ replayed: false, body: { run: 1 } });
+    expect(await s.run(scope({ key: gone }), h)).toMatchObject({ replayed: true, body: { run: 1 } });
+    // Another request took the claim over (a new token): the first one's response is not written over it.
+    const taken = fresh();
+    await s.run(scope({ key: taken }), async () => {
+      await t.db.query('UPDATE idempotency_keys SET claim_token = gen_random_uuid() WHERE organization_id = $1 AND key = $2', ['org_a', taken]);
+      return h();
+    });
+    const [row] = await t.db.query<{ status: string; response_body: unknown }>('SELECT status, response_body FROM idempotency_keys WHERE organization_id = $1 AND key = $2', ['org_a', taken]);
+    expect(row).toEqual({ status: 'in_progress', response_body: null });
+  });
+
   it('ignores and overwrites expired keys, and purges them', async () => {
     const s = service({ retentionMs: 100 });
     const h = counting();

@@ -10,7 +10,7 @@ import {
   parseIdempotencyKey,
   requestHash,
 } from './idempotency-key';
-import { IdempotencyKeyRepository, KeyRow } from './idempotency.repository';
+import { IdempotencyKeyRepository, KeyClaim, KeyRow } from './idempotency.repository';
 
 export interface IdempotencyScope {
   orgId: string;
@@ -105,7 +105,7 @@ export class IdempotencyService {
   }
 
   private async execute<T>(
-    r: { org: string; key: string },
+    r: KeyClaim,
     token: string,
     handler: () => Promise<IdempotentResponse<T>>,
   ): Promise<IdempotentResponse<T> & { replayed: boolean }> {
@@ -123,7 +123,7 @@ export class IdempotencyService {
       const refusal = toErrorResponse(err);
       if ((err instanceof AppError || err instanceof DomainError) && isStorableStatus(refusal.status)) {
         const headers = Object.keys(refusal.headers).length > 0 ? refusal.headers : null;
-        await this.keys.complete(r, token, { status: refusal.status, body: refusal.body, headers, isError: true });
+        await this.keys.complete(r, token, this.retentionMs, { status: refusal.status, body: refusal.body, headers, isError: true });
       } else {
         await this.keys.release(r, token).catch(() => undefined); // a lapsed lease frees it anyway
       }
@@ -131,7 +131,7 @@ export class IdempotencyService {
     }
     clearInterval(renewal);
     if (result.status >= 500) await this.keys.release(r, token).catch(() => undefined);
-    else await this.keys.complete(r, token, { status: result.status, body: result.body, headers: result.headers ?? null, isError: false });
+    else await this.keys.complete(r, token, this.retentionMs, { status: result.status, body: result.body, headers: result.headers ?? null, isError: false });
     return { ...result, replayed: false };
   }
 
