@@ -2,8 +2,25 @@ import { randomBytes, randomUUID } from 'node:crypto';
 
 export const newUuid = (): string => randomUUID();
 
+// CSPRNG output drawn 4 KiB at a time, as node:crypto's randomUUID does: one randomBytes call
+// per id cost more than the rest of making it (two ids per payment decision).
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+
 /** A prefixed random id such as `auth_3f9a…`; `bytes` of CSPRNG output, hex encoded. */
-export const newPrefixedId = (prefix: string, bytes = 16): string => `${prefix}_${randomBytes(bytes).toString('hex')}`;
+export function newPrefixedId(prefix: string, bytes = 16): string {
+  if (bytes > POOL_BYTES) return `${prefix}_${randomBytes(bytes).toString('hex')}`;
+  if (poolAt + bytes > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    poolAt = 0;
+  }
+  const hex = pool.toString('hex', poolAt, poolAt + bytes);
+  // Each byte is handed out once.
+  pool.fill(0, poolAt, poolAt + bytes);
+  poolAt += bytes;
+  return `${prefix}_${hex}`;
+}
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_RE.test(value);

@@ -1,11 +1,12 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 const TAGGED = /^sha256:([0-9a-f]{64})$/;
 const BARE = /^[0-9a-fA-F]{64}$/;
 
 /** Lowercase hex SHA-256 of bytes or a UTF-8 string. */
 export function sha256Hex(input: string | Uint8Array): string {
-  return createHash('sha256').update(input).digest('hex');
+  // One-shot: a Hash object costs more than the digest of a small input.
+  return hash('sha256', input, 'hex');
 }
 
 /** `sha256:<hex>`, the form hashes take everywhere in the API. */

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * API keys: `cdp_live_<64 hex>` or `cdp_test_<64 hex>`, 256 bits from the CSPRNG. The first 16
@@ -35,7 +35,7 @@ export function parseApiKey(value: string): ParsedApiKey | null {
   return { mode: m[1] as KeyMode, keyId: keyIdFor(m[2].slice(0, LOOKUP_HEX)), secret: value };
 }
 
-export const hashApiKey = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+export const hashApiKey = (secret: string): string => hash('sha256', secret, 'hex');
 
 /** Constant-time comparison of a presented key against the stored hash. */
 export function apiKeyMatches(secret: string, storedHash: string): boolean {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { isIncrement } from '../projections/read-model';
 import { BoundValue, isBoundFact, isCounter, MergedChange, UnsupportedRowChange } from '../projections/row-changes';
 
@@ -110,5 +110,20 @@ export function compileRowChanges(
   return { statements, params };
 }
 
-/** A stable prepared-statement name for a statement text (plans are cached per connection by name). */
-export const statementName = (prefix: string, sql: string) => `${prefix}_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+const names = new Map<string, string>();
+
+/**
+ * A stable prepared-statement name for a statement text (plans are cached per connection by
+ * name). Remembered per text: a hot path asks for the same few statements on every append.
+ */
+export function statementName(prefix: string, sql: string): string {
+  const id = `${prefix}\u0000${sql}`;
+  let name = names.get(id);
+  if (name === undefined) {
+    name = `${prefix}_${hash('sha1', sql, 'hex').slice(0, 20)}`;
+    // Statement shapes are few (one per set of row-change shapes); the bound is a guard.
+    if (names.size >= 1000) names.clear();
+    names.set(id, name);
+  }
+  return name;
+}
