@@ -31,7 +31,14 @@ export interface HttpLoadSpec {
   /** A substring every response body must contain (e.g. `"verified":true`). */
   expectBody?: string;
   operations: number;
+  /** Connections; without `ratePerS` each keeps one request in flight at all times (a closed loop). */
   concurrency: number;
+  /**
+   * Offered load (an open loop): operation i is due at start + i / ratePerS, sent on the first
+   * free connection, and its latency counts from when it was due, so time spent waiting for a
+   * connection is counted (no coordinated omission).
+   */
+  ratePerS?: number;
   /** Operation numbers start here (warm-up and measured runs use distinct client IPs). */
   opOffset?: number;
   label: string;
@@ -187,7 +194,12 @@ async function run(spec: HttpLoadSpec): Promise<HttpLoadOutcome> {
       for (let i = next++; i < spec.operations; i = next++) {
         const op = offset + i;
         const bytes = requestBytes(spec, host, client, op);
-        const t0 = performance.now();
+        let t0 = performance.now();
+        if (spec.ratePerS) {
+          const due = start + (i * 1000) / spec.ratePerS;
+          if (due > t0) await new Promise((resolve) => setTimeout(resolve, due - t0));
+          t0 = due;
+        }
         try {
           const res = await conn.request(bytes);
           if (res.status !== spec.expectStatus || (expectBody && res.body.indexOf(expectBody) < 0)) {

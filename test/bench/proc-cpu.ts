@@ -5,7 +5,7 @@
  * `start()` was created during the run and counts from zero. Elsewhere than Linux it reports
  * nothing.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const TICK_US = 10_000; // USER_HZ is 100 on Linux
 
@@ -68,4 +68,27 @@ export class ProcessCpu {
       else this.procs.set(pid, { group, from: this.started ? 0 : ticks, last: ticks });
     }
   }
+}
+
+/** The machine's PostgreSQL and Redis server processes (by command name), for a ProcessCpu list. */
+export function serviceProcesses(): { pid: number; group: string }[] {
+  const out: { pid: number; group: string }[] = [];
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let comm: string;
+    try {
+      comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (comm === 'postgres') out.push({ pid: Number(entry), group: 'postgres' });
+    else if (comm === 'redis-server') out.push({ pid: Number(entry), group: 'redis' });
+  }
+  return out;
 }

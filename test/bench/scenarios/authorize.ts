@@ -22,6 +22,8 @@ export const authorizeScenario: Scenario = {
     const concurrency = envInt('BENCH_CONCURRENCY', 64);
     const withCap = process.env.BENCH_SPEND_CAP === '1';
     const withKey = process.env.BENCH_NO_IDEMPOTENCY !== '1';
+    // BENCH_RATE=r offers r requests/s (an open loop, latency from when each was due); 0: closed loop.
+    const rate = envInt('BENCH_RATE', 0);
     const base = { bench: withCap ? 'authorize+spend_cap' : 'authorize', mode, n, concurrency };
     try {
       return await withBenchSchema('bench_authorize', async (schema) => {
@@ -63,10 +65,11 @@ export const authorizeScenario: Scenario = {
             operations: n,
             concurrency,
             label: `authorize/${mode}`,
+            ...(rate ? { ratePerS: rate } : {}),
           };
           await runHttpLoad({ ...spec, label: 'authorize warm-up', operations: Math.min(2000, n), opOffset: 10_000_000, progressMs: 0 });
           const load = await runHttpLoad(spec);
-          return { ...summarize(base, load), ...httpLoadFields(load) };
+          return { ...summarize(base, load), ...(rate ? { offered_per_s: rate } : {}), ...httpLoadFields(load) };
         } finally {
           await api.close();
         }
