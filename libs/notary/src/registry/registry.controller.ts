@@ -38,7 +38,7 @@ export class RegistryController {
     if (query.visibility === 'private' && !caller.principal) {
       throw new AppError('auth_required', 'Private entries are listed only to their organization: send a bearer key', 401);
     }
-    // The RegistryPage as JSON text, serialized once and kept with the page (about 30 KB at 50 items).
+    // The RegistryPage as JSON bytes, serialized once and kept with the page (about 30 KB at 50 items).
     const json = await this.registry.listJson(query, caller.principal?.orgId);
     reply.header('content-type', 'application/json; charset=utf-8');
     return json;

@@ -40,7 +40,7 @@ describe('RegistryService listings (on the real store)', () => {
     expect((await sut.list(q({ q: 'river' }))).items[0].title).toBe('river renamed');
     await t.db.query(`DELETE FROM registry_entries WHERE id = 'e000005'`);
     expect((await sut.list(q({ q: 'river' }))).total).toBe(5);
-    expect(JSON.parse(await sut.listJson(q({ q: 'river' })))).toMatchObject({ total: 5, next_cursor: null });
+    expect(JSON.parse((await sut.listJson(q({ q: 'river' }))).toString('utf8'))).toMatchObject({ total: 5, next_cursor: null });
   });
 
   it('finds text matches past the first entries in page order, with exact totals and cursors', async () => {

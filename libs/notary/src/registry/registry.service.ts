@@ -39,11 +39,11 @@ export interface RegistryPage {
   next_cursor: string | null;
 }
 
-/** A computed page, the registry version it was read at, and its JSON once serialized. */
+/** A computed page, the registry version it was read at, and its JSON bytes once serialized. */
 interface Listing {
   version: string;
   page: RegistryPage;
-  json?: string;
+  json?: Buffer;
 }
 
 /** The registry's listings: computed by the read model, kept per process while the registry's version holds. */
@@ -70,10 +70,13 @@ export class RegistryService {
     return (await this.listing(query, orgId)).page;
   }
 
-  /** The same page as JSON text, serialized once per version (a page of 50 is about 30 KB). */
-  async listJson(query: RegistryQuery, orgId?: string): Promise<string> {
+  /**
+   * The same page as UTF-8 JSON bytes, serialized and encoded once per version (a page of 50 is
+   * about 30 KB: encoding it again for every request cost more than the rest of serving it).
+   */
+  async listJson(query: RegistryQuery, orgId?: string): Promise<Buffer> {
     const listing = await this.listing(query, orgId);
-    return (listing.json ??= JSON.stringify(listing.page));
+    return (listing.json ??= Buffer.from(JSON.stringify(listing.page), 'utf8'));
   }
 
   private async listing(query: RegistryQuery, orgId?: string): Promise<Listing> {
