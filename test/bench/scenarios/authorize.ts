@@ -9,6 +9,7 @@
  * figures do not depend on what earlier runs and test suites left in the shared database.
  */
 import { startBenchApi } from '../api';
+import { ApiProcesses, startMoreApis } from '../api-processes';
 import { withBenchSchema } from '../bench-schema';
 import { BenchResult, envInt, errorMessage, failedResult, Scenario, summarize } from '../harness';
 import { httpLoadFields, HttpLoadSpec, runHttpLoad } from '../http-load';
@@ -34,7 +35,10 @@ export const authorizeScenario: Scenario = {
           orgName: 'bench-authorize',
           schema,
         });
+        let more: ApiProcesses | undefined;
         try {
+          // BENCH_API_PROCESSES=n: n-1 more api processes on the same schema share the load.
+          more = await startMoreApis({ schema, env: { TRUST_PROXY: 'true', RATE_LIMIT_KEY_PER_MINUTE: '100000000' } });
           const policy = {
             limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 20_000 } },
             merchants: { blocked: ['m_bad'], allowed: null },
@@ -65,12 +69,14 @@ export const authorizeScenario: Scenario = {
             operations: n,
             concurrency,
             label: `authorize/${mode}`,
+            urls: more.urls,
             ...(rate ? { ratePerS: rate } : {}),
           };
           await runHttpLoad({ ...spec, label: 'authorize warm-up', operations: Math.min(2000, n), opOffset: 10_000_000, progressMs: 0 });
-          const load = await runHttpLoad(spec);
+          const load = await runHttpLoad(spec, more.pids);
           return { ...summarize(base, load), ...(rate ? { offered_per_s: rate } : {}), ...httpLoadFields(load) };
         } finally {
+          await more?.close();
           await api.close();
         }
       });
