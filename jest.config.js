@@ -11,7 +11,8 @@ module.exports = {
   testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   // Suites for the postgres adapter need a server: they run in the DATABASE_URL pass of
   // `npm test` (.ci/run runs both passes); the embedded pass runs the same contract on PGlite.
-  testPathIgnorePatterns: ['/node_modules/', ...(process.env.DATABASE_URL ? [] : ['\\.postgres\\.'])],
+  // Likewise `.redis.` suites (Redis-only code) run in the REDIS_URL pass.
+  testPathIgnorePatterns: ['/node_modules/', ...(process.env.DATABASE_URL ? [] : ['\\.postgres\\.']), ...(process.env.REDIS_URL ? [] : ['\\.redis\\.'])],
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
   // Some packages ship ESM only (@noble/ed25519, content-disposition under @fastify/static);
   // jest's module system cannot require ESM, so swc turns them into CommonJS.
