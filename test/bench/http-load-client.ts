@@ -197,7 +197,9 @@ async function run(spec: HttpLoadSpec): Promise<HttpLoadOutcome> {
         let t0 = performance.now();
         if (spec.ratePerS) {
           const due = start + (i * 1000) / spec.ratePerS;
-          if (due > t0) await new Promise((resolve) => setTimeout(resolve, due - t0));
+          // A timer may fire up to a millisecond early (libuv counts whole milliseconds): wait
+          // again until it is due, so no request leaves before its time.
+          while (performance.now() < due) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
           t0 = due;
         }
         try {
