@@ -15,6 +15,9 @@ export class PgDatabase extends SqlDatabase {
   private readonly pool: Pool;
   private listener: Promise<PoolClient> | null = null;
   private readonly listeners = new Map<string, Set<() => void>>();
+  private closed = false;
+  /** The LISTEN connection dropped since it last stood: notifications may have been lost. */
+  private missed = false;
 
   constructor(private readonly options: PgDatabaseOptions) {
     super();
@@ -65,19 +68,28 @@ export class PgDatabase extends SqlDatabase {
     }
   }
 
+  /**
+   * One LISTEN connection per database, shared. Should it drop (a server restart, a terminated
+   * backend, a network cut), it is opened again with a growing pause, every channel is listened
+   * to again, and every listener is called once: notifications sent while it was down are lost,
+   * so whatever a listener keeps up to date (the signing keys, endpoint caches, waiting
+   * subscriptions) must look again.
+   */
   async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
-    // One LISTEN connection per database, shared; concurrent first callers await the same one.
-    this.listener ??= this.pool.connect().then((client) => {
-      client.on('notification', (msg) => this.listeners.get(msg.channel)?.forEach((cb) => cb()));
-      client.on('error', () => undefined);
-      return client;
-    });
+    if (!this.listener) {
+      const opening = this.openListener();
+      this.listener = opening;
+      // A failed first connection is not kept: the next call tries again.
+      opening.catch(() => {
+        if (this.listener === opening) this.listener = null;
+      });
+    }
     const client = await this.listener;
     let set = this.listeners.get(channel);
     if (!set) {
       set = new Set();
       this.listeners.set(channel, set);
-      await client.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+      await client.query(`LISTEN ${quoteChannel(channel)}`);
     }
     set.add(onNotify);
     return async () => {
@@ -85,11 +97,58 @@ export class PgDatabase extends SqlDatabase {
     };
   }
 
+  private openListener(): Promise<PoolClient> {
+    const opened: Promise<PoolClient> = this.pool.connect().then(async (client) => {
+      client.on('notification', (msg) => this.listeners.get(msg.channel)?.forEach((cb) => cb()));
+      let lost = false;
+      const onLost = () => {
+        if (lost || this.closed) return; // closing releases it itself
+        lost = true;
+        this.missed = true;
+        client.release(true);
+        if (this.listener === opened && !this.closed) {
+          this.listener = null;
+          this.reopenListener(1);
+        }
+      };
+      client.on('error', onLost);
+      client.on('end', onLost);
+      try {
+        for (const channel of this.listeners.keys()) await client.query(`LISTEN ${quoteChannel(channel)}`);
+      } catch (err) {
+        lost = true;
+        client.release(true);
+        throw err;
+      }
+      if (this.missed) {
+        this.missed = false;
+        // After the channels are listened to again: anything later is heard, anything earlier is looked up.
+        queueMicrotask(() => this.listeners.forEach((set) => set.forEach((cb) => cb())));
+      }
+      return client;
+    });
+    return opened;
+  }
+
+  private reopenListener(attempt: number): void {
+    const pause = Math.min(5_000, 100 * 2 ** (attempt - 1));
+    setTimeout(() => {
+      if (this.closed || this.listener) return;
+      const reopened = this.openListener();
+      this.listener = reopened;
+      reopened.catch(() => {
+        if (this.listener === reopened) this.listener = null;
+        this.reopenListener(attempt + 1);
+      });
+    }, pause).unref();
+  }
+
   async notify(channel: string): Promise<void> {
     await this.pool.query('SELECT pg_notify($1, NULL)', [channel]);
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.listener) {
       const listener = this.listener;
       this.listener = null;
@@ -98,3 +157,5 @@ export class PgDatabase extends SqlDatabase {
     await this.pool.end();
   }
 }
+
+const quoteChannel = (channel: string) => `"${channel.replace(/"/g, '')}"`;
