@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
 import { AccessService } from '@app/access';
+import { IDEMPOTENT, IdempotentCallPipe } from '@app/idempotency';
 import { IdempotencyProbeModule, probeRuns } from './support/idempotency-probe.module';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -133,5 +136,26 @@ describe('idempotency (e2e)', () => {
     expect(again.json()).toEqual({ ok: false, error: 'not_found', message: 'No such merchant', retryable: false });
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(probeRuns.get(orgId)).toBe(1);
+  });
+
+  it('runs every @Idempotent() route of the app through its IdempotentCall, so none of them forgets the rule', () => {
+    const marked: string[] = [];
+    const wired: string[] = [];
+    for (const module of t.app.get(ModulesContainer).values()) {
+      for (const wrapper of module.controllers.values()) {
+        const type = wrapper.metatype as (new (...args: unknown[]) => object) | null;
+        if (!type) continue;
+        for (const name of Object.getOwnPropertyNames(type.prototype)) {
+          const method = Object.getOwnPropertyDescriptor(type.prototype, name)?.value as unknown;
+          if (typeof method !== 'function' || !Reflect.getMetadata(IDEMPOTENT, method)) continue;
+          marked.push(`${type.name}.${name}`);
+          const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, type, name) ?? {}) as Record<string, { pipes?: unknown[] }>;
+          if (Object.values(args).some((a) => a.pipes?.includes(IdempotentCallPipe))) wired.push(`${type.name}.${name}`);
+        }
+      }
+    }
+    // The commerce, webhook and credits routes, and the probe's two.
+    expect(marked.length).toBeGreaterThanOrEqual(11);
+    expect(wired.sort()).toEqual(marked.sort());
   });
 });

@@ -4,7 +4,7 @@ import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { AccessContext, Authenticated, Caller } from '@app/access';
 import { apiInput, ApiJsonResponse, ApiPathParams, schemaRef, ZodPipe } from '@app/http';
-import { Idempotent } from '@app/idempotency';
+import { Idempotent, IdempotencyOf, IdempotentCall } from '@app/idempotency';
 import { actorOf, authParams, idempotencyHeader } from '../http/commerce-http';
 import { transactionView } from '../transactions/transaction.queries';
 import type { TransactionRow } from '../transactions/transaction-row';
@@ -38,10 +38,12 @@ export class ApproveAuthorizationController {
   @ApiPathParams(authParams)
   @ApiBody({ required: false, schema: schemaRef('ApproveAuthorizationRequest') })
   @ApiJsonResponse(200, 'Transaction')
-  async approve(@Caller() caller: AccessContext, @Param(new ZodPipe(authParams, 'params')) p: z.infer<typeof authParams>, @Body() raw: unknown) {
-    const body = new ZodPipe(reviewBody).transform(raw ?? {});
-    const command = new ApproveAuthorizationCommand(caller.principal!.orgId, p.authorization_id, actorOf(caller), body.amount_cents, body.note ?? null);
-    const row = await this.commands.execute<ApproveAuthorizationCommand, TransactionRow>(command);
-    return transactionView(row);
+  approve(@Caller() caller: AccessContext, @Param(new ZodPipe(authParams, 'params')) p: z.infer<typeof authParams>, @Body() raw: unknown, @IdempotencyOf() call: IdempotentCall) {
+    return call.run(async () => {
+      const body = new ZodPipe(reviewBody).transform(raw ?? {});
+      const command = new ApproveAuthorizationCommand(caller.principal!.orgId, p.authorization_id, actorOf(caller), body.amount_cents, body.note ?? null);
+      const row = await this.commands.execute<ApproveAuthorizationCommand, TransactionRow>(command);
+      return transactionView(row);
+    });
   }
 }

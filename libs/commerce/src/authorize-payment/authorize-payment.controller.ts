@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccessContext, Authenticated, Caller } from '@app/access';
 import { ApiJsonBody, ApiJsonResponse } from '@app/http';
-import { Idempotent } from '@app/idempotency';
+import { Idempotent, IdempotencyOf, IdempotentCall } from '@app/idempotency';
 import { Metrics } from '@app/metrics';
 import { parseAuthorizationRequest } from '../domain/authorization-request';
 import { actorOf, idempotencyHeader } from '../http/commerce-http';
@@ -26,12 +26,14 @@ export class AuthorizePaymentController {
   @idempotencyHeader
   @ApiJsonBody('AuthorizationRequest')
   @ApiJsonResponse(200, 'AuthorizationDecision')
-  async authorize(@Caller() caller: AccessContext, @Body() body: unknown) {
-    const request = parseAuthorizationRequest(body ?? undefined);
-    const p = caller.principal!;
-    const started = performance.now();
-    const decision = await this.commands.execute(new AuthorizePaymentCommand(p.orgId, actorOf(caller), p.mode, request));
-    this.metrics?.authorizationDecided(decision.decision, decision.reason_code, (performance.now() - started) / 1000);
-    return decision;
+  authorize(@Caller() caller: AccessContext, @Body() body: unknown, @IdempotencyOf() call: IdempotentCall) {
+    return call.run(async () => {
+      const request = parseAuthorizationRequest(body ?? undefined);
+      const p = caller.principal!;
+      const started = performance.now();
+      const decision = await this.commands.execute(new AuthorizePaymentCommand(p.orgId, actorOf(caller), p.mode, request));
+      this.metrics?.authorizationDecided(decision.decision, decision.reason_code, (performance.now() - started) / 1000);
+      return decision;
+    });
   }
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AccessContext, Authenticated, Caller } from '@app/access';
 import { AppError, DomainError } from '@app/core';
 import { ApiJsonResponse, ApiPathParams, ZodPipe } from '@app/http';
-import { Idempotent } from '@app/idempotency';
+import { Idempotent, IdempotencyOf, IdempotentCall } from '@app/idempotency';
 import { actorOf, idempotencyHeader, txParams } from '../http/commerce-http';
 import { transactionView } from '../transactions/transaction.queries';
 import { ExecutePaymentCommand } from './execute-payment.command';
@@ -25,9 +25,13 @@ export class ExecutePaymentController {
   @idempotencyHeader
   @ApiPathParams(txParams)
   @ApiJsonResponse(200, 'ExecutionResult')
-  async execute(@Caller() caller: AccessContext, @Param(new ZodPipe(txParams, 'params')) p: z.infer<typeof txParams>) {
+  execute(@Caller() caller: AccessContext, @Param(new ZodPipe(txParams, 'params')) p: z.infer<typeof txParams>, @IdempotencyOf() call: IdempotentCall) {
+    return call.run(() => this.settle(caller, p.id));
+  }
+
+  private async settle(caller: AccessContext, transactionId: string) {
     const result = await this.commands
-      .execute<ExecutePaymentCommand, ExecutionResult>(new ExecutePaymentCommand(caller.principal!.orgId, p.id, actorOf(caller)))
+      .execute<ExecutePaymentCommand, ExecutionResult>(new ExecutePaymentCommand(caller.principal!.orgId, transactionId, actorOf(caller)))
       .catch((err: unknown) => {
         // A payment declined earlier is a conflict with the transaction's state now (409), not the decline itself (402).
         if (err instanceof DomainError && err.code === 'payment_declined') throw new AppError(err.code, err.message, 409, err.details);

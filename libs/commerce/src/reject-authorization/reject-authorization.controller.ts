@@ -4,7 +4,7 @@ import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { AccessContext, Authenticated, Caller } from '@app/access';
 import { apiInput, ApiJsonResponse, ApiPathParams, schemaRef, ZodPipe } from '@app/http';
-import { Idempotent } from '@app/idempotency';
+import { Idempotent, IdempotencyOf, IdempotentCall } from '@app/idempotency';
 import { actorOf, authParams, idempotencyHeader } from '../http/commerce-http';
 import { transactionView } from '../transactions/transaction.queries';
 import type { TransactionRow } from '../transactions/transaction-row';
@@ -27,10 +27,12 @@ export class RejectAuthorizationController {
   @ApiPathParams(authParams)
   @ApiBody({ required: false, schema: schemaRef('RejectAuthorizationRequest') })
   @ApiJsonResponse(200, 'Transaction')
-  async reject(@Caller() caller: AccessContext, @Param(new ZodPipe(authParams, 'params')) p: z.infer<typeof authParams>, @Body() raw: unknown) {
-    const body = new ZodPipe(rejectBody).transform(raw ?? {});
-    const command = new RejectAuthorizationCommand(caller.principal!.orgId, p.authorization_id, actorOf(caller), body.note ?? null);
-    const row = await this.commands.execute<RejectAuthorizationCommand, TransactionRow>(command);
-    return transactionView(row);
+  reject(@Caller() caller: AccessContext, @Param(new ZodPipe(authParams, 'params')) p: z.infer<typeof authParams>, @Body() raw: unknown, @IdempotencyOf() call: IdempotentCall) {
+    return call.run(async () => {
+      const body = new ZodPipe(rejectBody).transform(raw ?? {});
+      const command = new RejectAuthorizationCommand(caller.principal!.orgId, p.authorization_id, actorOf(caller), body.note ?? null);
+      const row = await this.commands.execute<RejectAuthorizationCommand, TransactionRow>(command);
+      return transactionView(row);
+    });
   }
 }

@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { SqlDatabase } from '@app/event-store';
 import { IdempotencyOptions, IdempotencyService } from '../idempotency.service';
 import { IdempotencyKeyRepository } from '../idempotency.repository';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { IdempotentCallPipe } from './idempotent-call';
 
 /** Import it in a module whose controllers use @Idempotent(). Its table: `idempotencyMigrations`. */
 @Module({})
@@ -12,9 +12,9 @@ export class IdempotencyModule {
       module: IdempotencyModule,
       providers: [
         { provide: IdempotencyService, useFactory: (db: SqlDatabase) => new IdempotencyService(new IdempotencyKeyRepository(db), options), inject: [SqlDatabase] },
-        IdempotencyInterceptor,
+        IdempotentCallPipe,
       ],
-      exports: [IdempotencyService, IdempotencyInterceptor],
+      exports: [IdempotencyService, IdempotentCallPipe],
     };
   }
 }

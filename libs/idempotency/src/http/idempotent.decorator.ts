@@ -1,18 +1,18 @@
-import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IDEMPOTENT, IdempotentOptions } from './idempotent.metadata';
 
 /**
  * The route honours `Idempotency-Key` (DESIGN.md): the first request with a key runs, later
- * ones with the same key and body get its response with `Idempotent-Replayed: true`. Needs the
- * access guard on the route (@Authenticated, @Throttle or @LaneAware): keys are scoped to the
- * caller's organization. The module declaring the controller must import IdempotencyModule.
+ * ones with the same key and body get its response with `Idempotent-Replayed: true`. The route
+ * takes `@IdempotencyOf() call: IdempotentCall` and does its work through it:
+ * `return call.run(() => work)` (idempotent-call.ts). Needs the access guard on the route
+ * (@Authenticated, @Throttle or @LaneAware): keys are scoped to the caller's organization. The
+ * module declaring the controller must import IdempotencyModule.
  */
 export const Idempotent = (options: IdempotentOptions = {}) =>
   applyDecorators(
     SetMetadata(IDEMPOTENT, { required: options.required ?? false, sealResponse: options.sealResponse ?? false }),
-    UseInterceptors(IdempotencyInterceptor),
     ApiHeader({
       name: 'Idempotency-Key',
       required: options.required ?? false,

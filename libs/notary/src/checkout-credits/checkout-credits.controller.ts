@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { AccessContext, Authenticated, Caller } from '@app/access';
-import { Idempotent } from '@app/idempotency';
+import { Idempotent, IdempotencyOf, IdempotentCall } from '@app/idempotency';
 import { apiInput, ApiJsonBody, ApiJsonResponse, ZodPipe } from '@app/http';
 import { CheckoutCreditsCommand, CheckoutResult } from './checkout-credits.command';
 import '../http/notary.openapi';
@@ -24,13 +24,14 @@ export class CheckoutCreditsController {
   @Idempotent()
   @ApiJsonBody('CreditsCheckoutRequest')
   @ApiJsonResponse(200, 'CreditsCheckout')
-  async checkout(
+  checkout(
     @Caller() caller: AccessContext,
     @Body(new ZodPipe(checkoutBody)) body: z.infer<typeof checkoutBody>,
     @Headers('idempotency-key') key: string | undefined,
+    @IdempotencyOf() call: IdempotentCall,
   ) {
-    // @Idempotent() checked the key (the one rule) and replays a repeated request; the key also
+    // call.run checks the key (the one rule) and replays a repeated request; the key also
     // names the provider charge, so even a request that died half-way charges once.
-    return this.commands.execute<CheckoutCreditsCommand, CheckoutResult>(new CheckoutCreditsCommand(caller.principal!.orgId, body.credits, key));
+    return call.run(() => this.commands.execute<CheckoutCreditsCommand, CheckoutResult>(new CheckoutCreditsCommand(caller.principal!.orgId, body.credits, key)));
   }
 }

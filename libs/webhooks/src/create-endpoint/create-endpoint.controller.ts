@@ -4,7 +4,7 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import { AccessContext, Authenticated, Caller } from '@app/access';
 import { ApiJsonBody, ApiJsonResponse, ZodPipe } from '@app/http';
-import { Idempotent } from '@app/idempotency';
+import { Idempotent, IdempotencyOf, IdempotentCall } from '@app/idempotency';
 import { createBody } from '../http/webhooks-http';
 import { CreateEndpointCommand } from './create-endpoint.command';
 
@@ -28,7 +28,7 @@ export class CreateEndpointController {
   @ApiOperation({ operationId: 'createWebhookEndpoint', summary: 'Register an endpoint; its signing secret is returned once, here' })
   @ApiJsonBody('CreateWebhookEndpointRequest')
   @ApiJsonResponse(201, 'WebhookEndpointCreated')
-  create(@Caller() c: AccessContext, @Body(new ZodPipe(createBody)) body: z.infer<typeof createBody>) {
-    return this.commands.execute(new CreateEndpointCommand(c.principal!.orgId, body));
+  create(@Caller() c: AccessContext, @Body(new ZodPipe(createBody)) body: z.infer<typeof createBody>, @IdempotencyOf() call: IdempotentCall) {
+    return call.run(() => this.commands.execute(new CreateEndpointCommand(c.principal!.orgId, body)));
   }
 }

@@ -4,7 +4,7 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import { AccessContext, Authenticated, Caller } from '@app/access';
 import { ApiJsonResponse, ApiPathParams, ApiQueryParams, ZodPipe } from '@app/http';
-import { Idempotent } from '@app/idempotency';
+import { Idempotent, IdempotencyOf, IdempotentCall } from '@app/idempotency';
 import { actorOf, EndpointParams, endpointParams, recoverQuery } from '../http/webhooks-http';
 import { RecoverDeliveriesCommand } from './recover-deliveries.command';
 
@@ -27,7 +27,8 @@ export class RecoverDeliveriesController {
     @Caller() c: AccessContext,
     @Param(new ZodPipe(endpointParams, 'params')) p: EndpointParams,
     @Query(new ZodPipe(recoverQuery, 'query')) q: z.infer<typeof recoverQuery>,
+    @IdempotencyOf() call: IdempotentCall,
   ) {
-    return this.commands.execute(new RecoverDeliveriesCommand(c.principal!.orgId, p.id, new Date(q.since), actorOf(c)));
+    return call.run(() => this.commands.execute(new RecoverDeliveriesCommand(c.principal!.orgId, p.id, new Date(q.since), actorOf(c))));
   }
 }

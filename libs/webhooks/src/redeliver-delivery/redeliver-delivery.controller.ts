@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccessContext, Authenticated, Caller } from '@app/access';
 import { ApiJsonResponse, ApiPathParams, ZodPipe } from '@app/http';
-import { Idempotent } from '@app/idempotency';
+import { Idempotent, IdempotencyOf, IdempotentCall } from '@app/idempotency';
 import { actorOf, DeliveryParams, deliveryParams } from '../http/webhooks-http';
 import { RedeliverDeliveryCommand } from './redeliver-delivery.command';
 
@@ -20,7 +20,7 @@ export class RedeliverDeliveryController {
   @ApiOperation({ operationId: 'redeliverWebhook', summary: 'A new series of attempts for a finished delivery, with the same webhook-id' })
   @ApiPathParams(deliveryParams)
   @ApiJsonResponse(202, 'WebhookRedelivery')
-  redeliver(@Caller() c: AccessContext, @Param(new ZodPipe(deliveryParams, 'params')) p: DeliveryParams) {
-    return this.commands.execute(new RedeliverDeliveryCommand(c.principal!.orgId, p.id, actorOf(c)));
+  redeliver(@Caller() c: AccessContext, @Param(new ZodPipe(deliveryParams, 'params')) p: DeliveryParams, @IdempotencyOf() call: IdempotentCall) {
+    return call.run(() => this.commands.execute(new RedeliverDeliveryCommand(c.principal!.orgId, p.id, actorOf(c))));
   }
 }

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccessContext, Authenticated, Caller } from '@app/access';
 import { ApiJsonResponse, ApiPathParams, ZodPipe } from '@app/http';
-import { Idempotent } from '@app/idempotency';
+import { Idempotent, IdempotencyOf, IdempotentCall } from '@app/idempotency';
 import { actorOf, EndpointParams, endpointParams } from '../http/webhooks-http';
 import { TestEndpointCommand } from './test-endpoint.command';
 
@@ -20,7 +20,7 @@ export class TestEndpointController {
   @ApiOperation({ operationId: 'testWebhookEndpoint', summary: 'Send a webhook.test ping through the normal delivery path' })
   @ApiPathParams(endpointParams)
   @ApiJsonResponse(202, 'WebhookTestDelivery')
-  test(@Caller() c: AccessContext, @Param(new ZodPipe(endpointParams, 'params')) p: EndpointParams) {
-    return this.commands.execute(new TestEndpointCommand(c.principal!.orgId, p.id, actorOf(c)));
+  test(@Caller() c: AccessContext, @Param(new ZodPipe(endpointParams, 'params')) p: EndpointParams, @IdempotencyOf() call: IdempotentCall) {
+    return call.run(() => this.commands.execute(new TestEndpointCommand(c.principal!.orgId, p.id, actorOf(c))));
   }
 }
