@@ -12,6 +12,8 @@ const NOT_YET_ON_REPOSITORIES = [
 ];
 // SQL is written in upper case here, which keeps English sentences ("create an organization") out.
 const SQL_TEXT = '/^\\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH|CREATE|ALTER|DROP|TRUNCATE)\\s/';
+// Dependencies are injected, never looked up (issue 11: nothing is found by ModuleRef).
+const NO_MODULE_REF = { name: '@nestjs/core', importNames: ['ModuleRef'], message: 'Inject what you need (import the module that exports it); nothing is looked up by ModuleRef.' };
 const LIB_INDEX_ONLY = [
   { group: ['@app/*/*'], message: 'Import a lib only through its index: @app/<lib>.' },
   { group: ['**/libs/*/src/*', '../libs/**', '../../libs/**', '../../../libs/**'], message: 'Import a lib only through @app/<lib>.' },
@@ -59,6 +61,7 @@ export default tseslint.config(
               message: 'Inject the EventStore port; the SQL adapter is the event store lib\'s own.',
             },
             { name: '@app/event-store', importNames: ['SqlDatabase'], message: 'Only repositories (and the modules wiring them) touch read-model tables.' },
+            NO_MODULE_REF,
           ],
         },
       ],
@@ -79,7 +82,7 @@ export default tseslint.config(
         'error',
         {
           patterns: LIB_INDEX_ONLY,
-          paths: [{ name: '@app/event-store', importNames: ['SqlEventStore', 'AppendFollowUp', 'ManyAppendFollowUp', 'SqlExecutor'], message: 'Inject the EventStore port.' }],
+          paths: [{ name: '@app/event-store', importNames: ['SqlEventStore', 'AppendFollowUp', 'ManyAppendFollowUp', 'SqlExecutor'], message: 'Inject the EventStore port.' }, NO_MODULE_REF],
         },
       ],
     },

@@ -22,15 +22,18 @@ export interface AppModuleOptions {
 @Module({})
 export class AppModule {
   static forRoot({ config, logger, imports = [], settlementProvider }: AppModuleOptions): DynamicModule {
+    // One instance of each: the console imports these very modules for the services it calls.
+    const access = AccessModule.forRoot(config);
+    const commerce = CommerceModule.forRoot(config, { settlementProvider });
     return {
       module: AppModule,
       imports: [
         PlatformModule.forRoot({ config, logger, projections: [...notaryProjections, transactionsProjection, policiesProjection, consoleProjection], migrations: [...accessMigrations, ...signingKeyMigrations, ...certificateMigrations, ...creditMigrations, ...registryMigrations, ...webhookMigrations, ...policyMigrations, ...transactionMigrations, ...idempotencyMigrations, ...settlementMigrations, ...consoleMigrations] }),
-        AccessModule.forRoot(config),
+        access,
         NotaryModule.forRoot(config, { settlementProvider }),
         WebhooksModule.forRoot(config),
-        CommerceModule.forRoot(config, { settlementProvider }),
-        ConsoleModule.forRoot(config),
+        commerce,
+        ConsoleModule.forRoot(config, { access, commerce }),
         ...imports,
       ],
       controllers: [HealthController],

@@ -54,7 +54,7 @@ export class AccessModule {
         DemoOrganization,
         { provide: APP_GUARD, useClass: AccessGuard },
       ],
-      exports: [AccessService],
+      exports: [AccessService, RateLimitStore],
     };
   }
 }

@@ -1,10 +1,12 @@
 import { DynamicModule, Module, OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import { HttpAdapterHost } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { FastifyInstance } from 'fastify';
 import { TransactionQueries } from '@app/commerce';
 import { RateLimitStore } from '@app/access';
 import { APP_CONFIG, AppConfig, Clock, systemClock } from '@app/core';
+import { IdempotencyModule } from '@app/idempotency';
+import { SigningKeysModule } from '@app/notary';
 import { EventStore, SqlDatabase } from '@app/event-store';
 import { ConsoleCertificates } from '../certificates/console-certificates.repository';
 import { ChangeUserRoleHandler } from '../change-user-role/change-user-role.handler';
@@ -33,15 +35,23 @@ import { CertificatesConsoleController } from './certificates.console.controller
 import { PoliciesConsoleController } from './policies.console.controller';
 import { WebhooksConsoleController } from './webhooks.console.controller';
 
+/** The modules whose services the console's pages call: the very ones the app imports (one instance each). */
+export interface ConsoleDependencies {
+  /** AccessModule.forRoot(…): keys, the counter store the sign-in limits use. */
+  access: DynamicModule;
+  /** CommerceModule.forRoot(…): transactions and policies. */
+  commerce: DynamicModule;
+}
+
 /** The console at /console (server-rendered pages) and the people API (/api/users, /api/sessions). */
 @Module({})
 export class ConsoleModule implements OnModuleInit {
   constructor(private readonly http: HttpAdapterHost) {}
 
-  static forRoot(config: Pick<AppConfig, 'RATE_LIMITS'>): DynamicModule {
+  static forRoot(config: Pick<AppConfig, 'RATE_LIMITS'>, dependencies: ConsoleDependencies): DynamicModule {
     return {
       module: ConsoleModule,
-      imports: [CqrsModule],
+      imports: [CqrsModule, dependencies.access, dependencies.commerce, SigningKeysModule, IdempotencyModule.forRoot()],
       controllers: [SignInController, ConsoleController, PeopleController, WebhooksConsoleController, PoliciesConsoleController, CertificatesConsoleController, KeysConsoleController, PeopleConsoleController],
       providers: [
         { provide: ConsoleQueries, useFactory: (db: SqlDatabase) => new ConsoleReadModel(db), inject: [SqlDatabase] },
@@ -51,8 +61,8 @@ export class ConsoleModule implements OnModuleInit {
         { provide: CONSOLE_CLOCK, useValue: systemClock },
         { provide: ConsoleCertificates, useFactory: (db: SqlDatabase) => new ConsoleCertificates(db), inject: [SqlDatabase] },
         { provide: ConsoleAuth, useFactory: (reads: ConsoleQueries, clock: Clock, c: AppConfig) => new ConsoleAuth(reads, clock, c.BASE_URL), inject: [ConsoleQueries, CONSOLE_CLOCK, APP_CONFIG] },
-        // The commerce module's own queries (the API's), looked up once it exists.
-        { provide: ConsoleReads, useFactory: (ref: ModuleRef) => new ConsoleReads(() => ref.get(TransactionQueries, { strict: false })), inject: [ModuleRef] },
+        // The commerce module's own queries (the API's).
+        { provide: ConsoleReads, useFactory: (transactions: TransactionQueries) => new ConsoleReads(transactions), inject: [TransactionQueries] },
         IssueSignInLinkHandler,
         InviteUserHandler,
         ChangeUserRoleHandler,
@@ -62,8 +72,8 @@ export class ConsoleModule implements OnModuleInit {
         SignInWithPasswordHandler,
         RevokeSessionHandler,
         FirstOwner,
-        // The API's counter store (the access module's), looked up once it exists.
-        { provide: SignInThrottle, useFactory: (ref: ModuleRef) => new SignInThrottle(() => ref.get(RateLimitStore, { strict: false }), config.RATE_LIMITS !== 'off'), inject: [ModuleRef] },
+        // The API's counter store (the access module's).
+        { provide: SignInThrottle, useFactory: (store: RateLimitStore) => new SignInThrottle(store, config.RATE_LIMITS !== 'off'), inject: [RateLimitStore] },
       ],
       exports: [ConsoleQueries],
     };

@@ -1,5 +1,4 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -20,15 +19,12 @@ export class KeysConsoleController {
   constructor(
     private readonly commands: CommandBus,
     private readonly auth: ConsoleAuth,
-    private readonly modules: ModuleRef,
+    private readonly access: AccessService,
+    private readonly keyStore: SigningKeyStore,
   ) {}
 
-  private get access(): AccessService {
-    return this.modules.get(AccessService, { strict: false });
-  }
-
   private signingKeys() {
-    return this.modules.get(SigningKeyStore, { strict: false }).list();
+    return this.keyStore.list();
   }
 
   @Get()

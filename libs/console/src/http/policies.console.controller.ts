@@ -1,5 +1,4 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -44,12 +43,8 @@ export class PoliciesConsoleController {
   constructor(
     private readonly commands: CommandBus,
     private readonly auth: ConsoleAuth,
-    private readonly modules: ModuleRef,
+    private readonly policies: PolicyService,
   ) {}
-
-  private get policies(): PolicyService {
-    return this.modules.get(PolicyService, { strict: false });
-  }
 
   @Get()
   async open(@Req() req: ConsoleRequest, @Res() reply: FastifyReply, @Query('policy_id') policyId: unknown) {

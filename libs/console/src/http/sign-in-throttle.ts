@@ -19,7 +19,7 @@ const opaque = (value: string) => createHash('sha256').update(value, 'utf8').dig
 
 export class SignInThrottle {
   constructor(
-    private readonly store: () => RateLimitStore,
+    private readonly store: RateLimitStore,
     private readonly enabled: boolean,
   ) {}
 
@@ -27,10 +27,10 @@ export class SignInThrottle {
   async admit(ip: string, email?: string): Promise<void> {
     if (!this.enabled) return;
     await this.guard(async () => {
-      const ipCount = await this.store().consume('console_sign_in_ip', opaque(ip), SIGN_IN_PER_IP);
+      const ipCount = await this.store.consume('console_sign_in_ip', opaque(ip), SIGN_IN_PER_IP);
       const retries = ipCount.allowed ? [] : [ipCount.resetSeconds];
       if (email !== undefined) {
-        const failures = await this.store().peek('console_sign_in_email', opaque(email.trim().toLowerCase()), SIGN_IN_PER_EMAIL);
+        const failures = await this.store.peek('console_sign_in_email', opaque(email.trim().toLowerCase()), SIGN_IN_PER_EMAIL);
         if (failures.remaining <= 0) retries.push(failures.resetSeconds);
       }
       if (retries.length) {
@@ -43,7 +43,7 @@ export class SignInThrottle {
   /** A wrong password (or unknown address) counts against the address typed. */
   async failed(email: string): Promise<void> {
     if (!this.enabled) return;
-    await this.guard(() => this.store().consume('console_sign_in_email', opaque(email.trim().toLowerCase()), SIGN_IN_PER_EMAIL));
+    await this.guard(() => this.store.consume('console_sign_in_email', opaque(email.trim().toLowerCase()), SIGN_IN_PER_EMAIL));
   }
 
   private async guard<T>(work: () => Promise<T>): Promise<T> {

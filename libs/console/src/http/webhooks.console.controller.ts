@@ -1,5 +1,4 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -63,7 +62,7 @@ export class WebhooksConsoleController {
     private readonly commands: CommandBus,
     private readonly queries: QueryBus,
     private readonly auth: ConsoleAuth,
-    private readonly modules: ModuleRef,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   @Get()
@@ -92,7 +91,7 @@ export class WebhooksConsoleController {
       // it finds the endpoint made the first time instead of making another. Only the endpoint's
       // id is kept with the key, never its secret, so the repeat says the secret was shown once.
       const answer = FORM_KEY_RE.test(formKey)
-        ? await this.modules.get(IdempotencyService, { strict: false }).run({ orgId: viewer.user.org_id, key: `console-form-${formKey}`, method: 'POST', path: '/console/webhooks', body: input }, create)
+        ? await this.idempotency.run({ orgId: viewer.user.org_id, key: `console-form-${formKey}`, method: 'POST', path: '/console/webhooks', body: input }, create)
         : await create();
       return { endpoint: answer.body, secret: secret as string | null };
     });
