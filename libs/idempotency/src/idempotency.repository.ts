@@ -21,6 +21,8 @@ export interface KeyClaim {
   methodPath: string;
 }
 
+type Completion = KeyClaim & { token: string; retentionMs: number; status: number; body: unknown; headers: Record<string, string> | null; isError: boolean };
+
 /** The idempotency_keys table: claims, leases, stored responses. Only IdempotencyService uses it. */
 export class IdempotencyKeyRepository {
   private readonly claims = new Batcher((batch: Parameters<IdempotencyKeyRepository['claimMany']>[0]) => this.claimMany(batch), { maxBatch: 200, maxInFlight: 4 });
@@ -103,10 +105,25 @@ export class IdempotencyKeyRepository {
     await this.completions.add({ ...r, token, retentionMs, ...response });
   }
 
-  private async completeMany(
-    batch: (KeyClaim & { token: string; retentionMs: number; status: number; body: unknown; headers: Record<string, string> | null; isError: boolean })[],
-  ): Promise<void[]> {
-    // One row per key: a claim is completed once, by its one claimant.
+  private async completeMany(batch: Completion[]): Promise<void[]> {
+    // An upsert may touch a row once per statement: a key twice in one batch (the claimant whose
+    // lease lapsed, and the request that took the key over) goes in the next round.
+    for (let rest = batch; rest.length > 0; ) {
+      const seen = new Set<string>();
+      const round: Completion[] = [];
+      const later: Completion[] = [];
+      for (const c of rest) {
+        const id = `${c.org}\u0000${c.key}`;
+        if (seen.has(id)) later.push(c);
+        else (seen.add(id), round.push(c));
+      }
+      await this.completeRound(round);
+      rest = later;
+    }
+    return batch.map(() => undefined);
+  }
+
+  private async completeRound(round: Completion[]): Promise<void> {
     await this.db.query(
       `INSERT INTO idempotency_keys AS k
          (organization_id, key, request_hash, method_path, status, claim_token, locked_until,
@@ -122,7 +139,7 @@ export class IdempotencyKeyRepository {
        WHERE k.claim_token = EXCLUDED.claim_token AND k.status = 'in_progress'`,
       [
         JSON.stringify(
-          batch.map((c) => ({
+          round.map((c) => ({
             org: c.org,
             key: c.key,
             hash: c.hash,
@@ -138,7 +155,6 @@ export class IdempotencyKeyRepository {
       ],
       { name: 'idempotency_complete_many_v2' },
     );
-    return batch.map(() => undefined);
   }
 
   async release(r: { org: string; key: string }, token: string): Promise<void> {

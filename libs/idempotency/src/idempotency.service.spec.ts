@@ -217,6 +217,23 @@ describe('IdempotencyService (on the real store)', () => {
     expect(row).toEqual({ status: 'in_progress', response_body: null });
   });
 
+  it('completes a key named twice in one batch (a lapsed claimant and the one that took over): the holder of the claim wins, nothing fails', async () => {
+    const repo = new IdempotencyKeyRepository(t.db);
+    const key = fresh();
+    const claim = { org: 'org_a', key, hash: 'h', methodPath: 'POST /x' };
+    const holder = '11111111-1111-4111-8111-111111111111';
+    const lapsed = '22222222-2222-4222-8222-222222222222';
+    expect(await repo.claim(claim, holder, 60_000, 60_000)).toBe(true);
+    const answer = (n: number) => ({ status: 200, body: { n }, headers: null, isError: false });
+    // Both in the same turn of the event loop, so in one batch; in either order.
+    await Promise.all([repo.complete(claim, holder, 60_000, answer(2)), repo.complete(claim, lapsed, 60_000, answer(1))]);
+    expect(await repo.read('org_a', key)).toMatchObject({ status: 'completed', response_body: { n: 2 } });
+    const other = { ...claim, key: fresh() };
+    expect(await repo.claim(other, holder, 60_000, 60_000)).toBe(true);
+    await Promise.all([repo.complete(other, lapsed, 60_000, answer(1)), repo.complete(other, holder, 60_000, answer(2))]);
+    expect(await repo.read('org_a', other.key)).toMatchObject({ status: 'completed', response_body: { n: 2 } });
+  });
+
   it('ignores and overwrites expired keys, and purges them', async () => {
     const s = service({ retentionMs: 100 });
     const h = counting();
