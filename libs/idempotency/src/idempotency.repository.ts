@@ -114,8 +114,12 @@ export class IdempotencyKeyRepository {
       const later: Completion[] = [];
       for (const c of rest) {
         const id = `${c.org}\u0000${c.key}`;
-        if (seen.has(id)) later.push(c);
-        else (seen.add(id), round.push(c));
+        if (seen.has(id)) {
+          later.push(c);
+        } else {
+          seen.add(id);
+          round.push(c);
+        }
       }
       await this.completeRound(round);
       rest = later;
