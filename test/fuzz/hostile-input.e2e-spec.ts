@@ -167,10 +167,33 @@ describe('hostile input (property-based fuzz over /openapi.json)', () => {
     ['an encoded lone surrogate', '/api/cdp/transactions/%ED%A0%80/events'],
     ['overlong UTF-8 dots', '/api/certificates/%C0%AE%C0%AE'],
     ['a 200-character id', `/api/cdp/transactions/${'x'.repeat(200)}`],
+    // Found by this suite (FUZZ_SEED=20260612): a NUL in a text query reached PostgreSQL, 500.
+    ['a NUL in the query', '/v1/registry?q=%00'],
+    ['a NUL inside a query value', '/v1/registry?industry=energy&q=solar%00x'],
+    ['a NUL in the path', '/api/cdp/transactions/txn_%00/events'],
   ])('answers a malformed path (%s) with the envelope', async (_what, url) => {
       const req = { method: 'GET', url, headers: { authorization: `Bearer ${ctx.key}` } };
       const res = await t.app.inject({ method: 'GET', url, headers: req.headers });
       expect([res.statusCode, res.json().error, problemWith(req, res)]).toEqual([400, 'bad_request', null]);
+  });
+
+  // Found by this suite (FUZZ_SEED=3, PostgreSQL): a U+0000 in a key's owner reached a text column, 500.
+  it.each([
+    ['a key\'s owner', '/api/keys', { scopes: ['payments:read'], mode: 'test', owner: 'a\u0000b' }, 'owner'],
+    ['an authorization\'s purpose', '/api/cdp/authorize', { amount_cents: 100, currency: 'USD', merchant_id: 'm_1', purpose_tag: 'x\u0000', expiration_iso: '2099-01-01T00:00:00Z' }, 'purpose_tag'],
+    ['a property name', '/api/keys', { scopes: ['payments:read'], mode: 'test', ['na\u0000me']: 'k' }, 'na\u0000me'],
+  ])('refuses U+0000 in a JSON body (%s) with 400 naming the field', async (_what, url, payload, field) => {
+    const req = { method: 'POST', url, headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' }, payload: JSON.stringify(payload) };
+    const res = await t.app.inject(req);
+    expect([res.statusCode, res.json().error, res.json().details, problemWith(req, res)]).toEqual([400, 'validation_failed', [{ field, message: 'must not contain U+0000' }], null]);
+  });
+
+  it('certifies content holding U+0000 (only hashed, never kept as text), and refuses it in the filename', async () => {
+    const headers = { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' };
+    const ok = await t.app.inject({ method: 'POST', url: '/api/notary/create', headers, payload: JSON.stringify({ content: 'bytes\u0000more', filename: 'f.bin' }) });
+    expect([ok.statusCode, typeof ok.json().certificate_id]).toEqual([200, 'string']);
+    const bad = await t.app.inject({ method: 'POST', url: '/api/notary/create', headers, payload: JSON.stringify({ content: 'x', filename: 'f\u0000.bin' }) });
+    expect([bad.statusCode, bad.json().details]).toEqual([400, [{ field: 'filename', message: 'must not contain U+0000' }]]);
   });
 
   it('leaves every stream it touched verifying, and every transaction timeline chain_valid', async () => {

@@ -5,7 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { fastify, FastifyReply, FastifyRequest } from 'fastify';
 import { CONSOLE_UPLOAD_ROUTE } from '@app/console';
 import { AppConfig } from '@app/core';
-import { completeOpenApiDocument, createLogger, ErrorEnvelopeFilter, errorEnvelope, Logger, PinoNestLogger, requestIdFor } from '@app/http';
+import { completeOpenApiDocument, createLogger, ErrorEnvelopeFilter, errorEnvelope, Logger, nulTextPath, PinoNestLogger, requestIdFor } from '@app/http';
 import { ISSUANCE_BODY_LIMIT_BYTES } from '@app/notary';
 import { answerScrape, Metrics, metricsExposure, UNMATCHED_ROUTE } from '@app/metrics';
 import { Lifecycle } from '@app/platform';
@@ -19,6 +19,9 @@ export interface CreateAppOptions {
 }
 
 /** Builds the HTTP app (not yet listening): used by main.ts and by the e2e tests alike. */
+/** A percent-encoded U+0000 anywhere in the path or the query. */
+const NUL_IN_URL = /%00/;
+
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   // Set once the metrics registry exists (below): refusals that come before routing, and its hooks.
@@ -70,6 +73,30 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   });
   server.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // No path or query parameter has a use for U+0000, and PostgreSQL text refuses it: a %00
+    // reached the registry's text search and answered 500 (found by the fuzz suite).
+    if (NUL_IN_URL.test(req.url)) {
+      return reply
+        .status(400)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(errorEnvelope('bad_request', 'The request URL holds a NUL character (%00), which no parameter may contain', 400));
+    }
+  });
+  // No text the service keeps may hold U+0000 (PostgreSQL text cannot): an API request's JSON
+  // body holding one is refused before any route runs, naming where. The artifact an issuance
+  // certifies is only hashed, never kept as text, so any string may be certified: that route's
+  // `content` may hold one. (The console's forms are not JSON and answer with their own pages.)
+  server.addHook('preValidation', async (req, reply) => {
+    const body = req.body;
+    const url = req.routeOptions.url ?? '';
+    if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || url.startsWith('/console')) return;
+    const checked = url === '/api/notary/create' && !Array.isArray(body) ? { ...(body as Record<string, unknown>), content: undefined } : body;
+    const at = nulTextPath(checked);
+    if (at === null) return;
+    return reply
+      .status(400)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(errorEnvelope('validation_failed', `Invalid body: ${at || 'body'}`, 400, [{ field: at, message: 'must not contain U+0000' }]));
   });
   // Metrics (README, "Metrics"): every response timed by route template, when they are served at all.
   // Each route gets its own hook holding its template (Fastify's request.routeOptions builds a new
