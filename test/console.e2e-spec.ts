@@ -184,6 +184,9 @@ describe('console (e2e)', () => {
     const form = await t.app.inject({ method: 'POST', url: '/api/cdp/authorize', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'a=b' });
     expect(form.statusCode).toBe(415);
     expect(form.json()).toMatchObject({ error: 'unsupported_media_type' });
+    // A form field holding U+0000 (PostgreSQL text cannot keep it) is refused before any page runs.
+    const nul = await t.app.inject({ method: 'POST', url: '/console/sign-in/password', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'email=a%00b%40example.com&password=x' });
+    expect([nul.statusCode, nul.json()]).toEqual([400, { ok: false, error: 'bad_request', message: expect.stringContaining('U+0000'), retryable: false }]);
     expect((await t.app.inject({ method: 'GET', url: '/console/transactions' })).headers.location).toBe('/console/sign-in');
   });
 
