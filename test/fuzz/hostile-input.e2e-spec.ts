@@ -183,7 +183,7 @@ describe('hostile input (property-based fuzz over /openapi.json)', () => {
     ['an authorization\'s purpose', '/api/cdp/authorize', { amount_cents: 100, currency: 'USD', merchant_id: 'm_1', purpose_tag: 'x\u0000', expiration_iso: '2099-01-01T00:00:00Z' }, 'purpose_tag'],
     ['a property name', '/api/keys', { scopes: ['payments:read'], mode: 'test', ['na\u0000me']: 'k' }, 'na\u0000me'],
   ])('refuses U+0000 in a JSON body (%s) with 400 naming the field', async (_what, url, payload, field) => {
-    const req = { method: 'POST', url, headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' }, payload: JSON.stringify(payload) };
+    const req = { method: 'POST' as const, url, headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' }, payload: JSON.stringify(payload) };
     const res = await t.app.inject(req);
     expect([res.statusCode, res.json().error, res.json().details, problemWith(req, res)]).toEqual([400, 'validation_failed', [{ field, message: 'must not contain U+0000' }], null]);
   });
