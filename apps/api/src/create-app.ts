@@ -86,17 +86,22 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // body holding one is refused before any route runs, naming where. The artifact an issuance
   // certifies is only hashed, never kept as text, so any string may be certified: that route's
   // `content` may hold one. (The console's forms are not JSON and answer with their own pages.)
-  server.addHook('preValidation', async (req, reply) => {
-    const body = req.body;
-    const url = req.routeOptions.url ?? '';
-    if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || url.startsWith('/console')) return;
-    const checked = url === '/api/notary/create' && !Array.isArray(body) ? { ...(body as Record<string, unknown>), content: undefined } : body;
-    const at = nulTextPath(checked);
-    if (at === null) return;
-    return reply
-      .status(400)
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(errorEnvelope('validation_failed', `Invalid body: ${at || 'body'}`, 400, [{ field: at, message: 'must not contain U+0000' }]));
+  // One per route, holding whether it is the issuance (`request.routeOptions` builds a new object
+  // on every read), and a callback rather than an async hook: it runs on every request.
+  server.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/console')) return;
+    const issuance = route.url === '/api/notary/create';
+    const refuseNul = (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      const body = req.body;
+      if (body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return done();
+      const at = nulTextPath(issuance && !Array.isArray(body) ? { ...(body as Record<string, unknown>), content: undefined } : body);
+      if (at === null) return done();
+      void reply
+        .status(400)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(errorEnvelope('validation_failed', `Invalid body: ${at || 'body'}`, 400, [{ field: at, message: 'must not contain U+0000' }]));
+    };
+    route.preValidation = [...(route.preValidation ? [route.preValidation].flat() : []), refuseNul] as unknown as typeof route.preValidation;
   });
   // Metrics (README, "Metrics"): every response timed by route template, when they are served at all.
   // Each route gets its own hook holding its template (Fastify's request.routeOptions builds a new
