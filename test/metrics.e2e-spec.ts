@@ -61,7 +61,7 @@ describe('GET /metrics on the api port, behind METRICS_TOKEN (e2e)', () => {
     expect((await call('GET', '/metrics', key)).statusCode).toBe(401);
   });
 
-  it('counts requests, decisions, deliveries, rate-limit refusals and idempotent replays of a lifecycle, by their labels', async () => {
+  it('counts requests, decisions, reviews, deliveries, rate-limit refusals and idempotent replays of a lifecycle, by their labels', async () => {
     const before = await scrape();
     const access = t.app.get(AccessService);
     const org = await access.createOrganization('metered');
@@ -125,6 +125,9 @@ describe('GET /metrics on the api port, behind METRICS_TOKEN (e2e)', () => {
     expect(delta('sigil_authorization_decisions_total', { decision: 'blocked', reason_code: 'AMOUNT_EXCEEDS_LIMIT' })).toBe(1);
     expect(delta('sigil_authorization_decision_duration_seconds_count')).toBe(3);
     expect(delta('sigil_authorization_decision_duration_seconds_count', { decision: 'needs_review' })).toBe(1);
+    // The escalated one was approved by a person.
+    expect(delta('sigil_authorization_reviews_total', { outcome: 'approved' })).toBe(1);
+    expect(delta('sigil_authorization_reviews_total', { outcome: 'rejected' })).toBe(0);
 
     // Webhooks: delivered at the first attempt, each with its latency from the event.
     expect(delta('sigil_webhook_deliveries_total', { outcome: 'delivered', attempt: '1' })).toBe(received.length);

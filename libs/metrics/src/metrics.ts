@@ -52,6 +52,8 @@ export class Metrics {
   private readonly deliveryLatency: Histogram;
   private readonly appendDuration: ChildCache<string, Observer>;
   private readonly rateLimited: ChildCache<string, Incrementer>;
+  private readonly reviews: ChildCache<string, Incrementer>;
+  private readonly expiries: Counter;
   private readonly replays: ChildCache<string, Incrementer>;
   private readonly conflicts: ChildCache<string, Incrementer>;
 
@@ -70,6 +72,9 @@ export class Metrics {
 
     const decisions = new Counter({ name: 'sigil_authorization_decisions_total', help: 'Authorization decisions made by POST /api/cdp/authorize, by decision and reason code', labelNames: ['decision', 'reason_code'], registers });
     this.decisions = new ChildCache(2, ([decision, reason]) => decisions.labels(decision, reason));
+    const reviews = new Counter({ name: 'sigil_authorization_reviews_total', help: 'Human reviews of escalated authorizations (API or console), by outcome: approved, approval_recorded (the first of two approvals), rejected', labelNames: ['outcome'], registers });
+    this.reviews = new ChildCache(1, ([outcome]) => reviews.labels(outcome));
+    this.expiries = new Counter({ name: 'sigil_authorization_expiries_total', help: 'Authorizations whose window closed before a review or an execution, expired by the sweep', registers });
     const decisionDuration = new Histogram({ name: 'sigil_authorization_decision_duration_seconds', help: 'Time to decide and record an authorization, by decision', labelNames: ['decision'], buckets: LATENCY_BUCKETS, registers });
     this.decisionDuration = new ChildCache(1, ([decision]) => decisionDuration.labels(decision));
 
@@ -98,6 +103,16 @@ export class Metrics {
   authorizationDecided(decision: string, reasonCode: string | null, seconds: number): void {
     this.decisions.get(decision, reasonCode ?? 'none').inc();
     this.decisionDuration.get(decision).observe(seconds);
+  }
+
+  /** A person's review of an escalated authorization, by what it did to the transaction. */
+  authorizationReviewed(outcome: 'approved' | 'approval_recorded' | 'rejected'): void {
+    this.reviews.get(outcome).inc();
+  }
+
+  /** Authorizations the expiry sweep closed. */
+  authorizationsExpired(count: number): void {
+    if (count > 0) this.expiries.inc(count);
   }
 
   /** One delivery attempt's outcome; `eventAgeSeconds` (event recorded → 2xx) when delivered. */

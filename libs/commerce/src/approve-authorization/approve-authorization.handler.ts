@@ -1,6 +1,7 @@
-import { Inject } from '@nestjs/common';
+import { Inject, Optional } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Clock } from '@app/core';
+import { Metrics } from '@app/metrics';
 import { CommerceAuthority } from '../authorize-payment/commerce-authority';
 import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
 import { ReviewRules } from '../transactions/review-rules';
@@ -18,9 +19,13 @@ export class ApproveAuthorizationHandler implements ICommandHandler<ApproveAutho
     @Inject(COMMERCE_CLOCK) readonly clock: Clock,
     readonly authority: CommerceAuthority,
     readonly rules: ReviewRules,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
-  execute(cmd: ApproveAuthorizationCommand): Promise<TransactionRow> {
-    return decideReview(this, { ...cmd, action: { kind: 'approve', amount_cents: cmd.amountCents, note: cmd.note } });
+  async execute(cmd: ApproveAuthorizationCommand): Promise<TransactionRow> {
+    const row = await decideReview(this, { ...cmd, action: { kind: 'approve', amount_cents: cmd.amountCents, note: cmd.note } });
+    // Under two approvals the first leaves the transaction waiting for the second.
+    this.metrics?.authorizationReviewed(row.status === 'needs_review' ? 'approval_recorded' : 'approved');
+    return row;
   }
 }

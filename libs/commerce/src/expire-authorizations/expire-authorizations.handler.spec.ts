@@ -1,3 +1,4 @@
+import { Metrics } from '@app/metrics';
 import { commerceWorld } from '../transactions/transaction-spec-fixtures';
 import { ExpireAuthorizationsCommand } from './expire-authorizations.command';
 import { ExpireAuthorizationsHandler } from './expire-authorizations.handler';
@@ -55,5 +56,17 @@ describe('ExpireAuthorizationsHandler (Transaction aggregate on the in-memory st
     expect(await sut.execute(new ExpireAuthorizationsCommand())).toBe(1);
     expect(w.store.rows('commerce_spend')[0]).toMatchObject({ reserved_cents: 0 });
     expect(await w.rows.byId('org_a', t.transaction_id)).toMatchObject({ status: 'expired' });
+  });
+
+  it('counts what it expired in the metrics, and nothing when nothing was due', async () => {
+    const w = commerceWorld();
+    const metrics = new Metrics({ defaultMetrics: false });
+    const sut = new ExpireAuthorizationsHandler(w.rows, w.transactions, w.clock, metrics);
+    await w.escalated('org_a', 1_000, '2026-11-25T10:10:00.000Z');
+    await w.authorized('org_a', 2_000, '2026-11-25T10:10:00.000Z');
+    expect(await sut.execute(new ExpireAuthorizationsCommand())).toBe(0);
+    w.clock.advance(15 * 60_000);
+    expect(await sut.execute(new ExpireAuthorizationsCommand())).toBe(2);
+    expect((await metrics.scrape()).body).toMatch(/^sigil_authorization_expiries_total 2$/m);
   });
 });

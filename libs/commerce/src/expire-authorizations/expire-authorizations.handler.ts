@@ -1,7 +1,8 @@
-import { Inject } from '@nestjs/common';
+import { Inject, Optional } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Clock } from '@app/core';
 import { WrongExpectedVersion } from '@app/event-store';
+import { Metrics } from '@app/metrics';
 import { expireAuthorization, transactionFromRow } from '../domain/transaction.aggregate';
 import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
 import { TransactionRepository } from '../transactions/transaction.repository';
@@ -19,6 +20,7 @@ export class ExpireAuthorizationsHandler implements ICommandHandler<ExpireAuthor
     private readonly rows: TransactionRows,
     private readonly transactions: TransactionRepository,
     @Inject(COMMERCE_CLOCK) private readonly clock: Clock,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   async execute(cmd: ExpireAuthorizationsCommand): Promise<number> {
@@ -32,6 +34,7 @@ export class ExpireAuthorizationsHandler implements ICommandHandler<ExpireAuthor
         if (!(err instanceof WrongExpectedVersion)) throw err;
       }
     }
+    this.metrics?.authorizationsExpired(expired);
     return expired;
   }
 }

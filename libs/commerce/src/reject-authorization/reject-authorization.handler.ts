@@ -1,6 +1,7 @@
-import { Inject } from '@nestjs/common';
+import { Inject, Optional } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Clock } from '@app/core';
+import { Metrics } from '@app/metrics';
 import { CommerceAuthority } from '../authorize-payment/commerce-authority';
 import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
 import { ReviewRules } from '../transactions/review-rules';
@@ -18,9 +19,12 @@ export class RejectAuthorizationHandler implements ICommandHandler<RejectAuthori
     @Inject(COMMERCE_CLOCK) readonly clock: Clock,
     readonly authority: CommerceAuthority,
     readonly rules: ReviewRules,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
-  execute(cmd: RejectAuthorizationCommand): Promise<TransactionRow> {
-    return decideReview(this, { ...cmd, action: { kind: 'reject', note: cmd.note } });
+  async execute(cmd: RejectAuthorizationCommand): Promise<TransactionRow> {
+    const row = await decideReview(this, { ...cmd, action: { kind: 'reject', note: cmd.note } });
+    this.metrics?.authorizationReviewed('rejected');
+    return row;
   }
 }
