@@ -1,5 +1,6 @@
 import { AccessService } from '@app/access';
 import { consoleClient, ConsoleClient, invitedPerson } from './support/console-client';
+import { parsePrometheus, valueOf } from './support/prometheus-text';
 import { isolatedEnv } from './support/isolated-env';
 import { startTestApp, TestApp } from './support/test-app';
 import { eventually, WebhookReceiver } from './support/webhook-receiver';
@@ -12,6 +13,8 @@ import { eventually, WebhookReceiver } from './support/webhook-receiver';
  * again with its field's message (400), a form without its CSRF token 403, a viewer 403, and
  * another organization's endpoint or delivery the 404 page.
  */
+const METRICS_TOKEN = 'console-webhooks-metrics-token';
+
 describe('console webhooks pages (e2e)', () => {
   let t: TestApp;
   let receiver: WebhookReceiver;
@@ -21,7 +24,7 @@ describe('console webhooks pages (e2e)', () => {
   beforeAll(async () => {
     iso = await isolatedEnv();
     receiver = await new WebhookReceiver().start();
-    t = await startTestApp({ ...iso.env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_RETRY_SCHEDULE_MS: '50,100', RATE_LIMITS: 'off' });
+    t = await startTestApp({ ...iso.env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_RETRY_SCHEDULE_MS: '50,100', RATE_LIMITS: 'off', METRICS_TOKEN: METRICS_TOKEN });
     access = t.app.get(AccessService);
   }, 60_000);
   afterAll(async () => {
@@ -74,6 +77,10 @@ describe('console webhooks pages (e2e)', () => {
     expect(after.body).not.toContain(ep.secret);
 
     // The create form sent again (a reload of its answer) makes no second endpoint, and shows no secret.
+    const metric = async (name: string, labels: Record<string, string>) =>
+      valueOf(parsePrometheus((await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body), name, labels);
+    const replays0 = await metric('sigil_idempotency_replays_total', { route: '/console/webhooks' });
+    const reuses0 = await metric('sigil_idempotency_conflicts_total', { route: '/console/webhooks', reason: 'key_reused' });
     const form = await b.send('GET', '/console/webhooks');
     const formKey = /name="form_key" value="([0-9a-f-]{36})"/.exec(form.body)![1];
     const again = { csrf, form_key: formKey, url: receiver.route('again').url, 'event:receipt.issued': 'on' };
@@ -89,6 +96,9 @@ describe('console webhooks pages (e2e)', () => {
     expect(reused.status).toBe(422);
     expect(reused.body).toContain('already used');
     expect((await b.send('GET', '/console/webhooks')).body.match(/data-endpoint-id=/g)).toHaveLength(2);
+    // Counted as the API's are: one replay, one reused key.
+    expect(await metric('sigil_idempotency_replays_total', { route: '/console/webhooks' })).toBe(replays0 + 1);
+    expect(await metric('sigil_idempotency_conflicts_total', { route: '/console/webhooks', reason: 'key_reused' })).toBe(reuses0 + 1);
 
     // Edit subscriptions.
     const page = await b.send('GET', `/console/webhooks/${ep.id}`);
