@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, DomainError, ErrorBody } from '@app/core';
 import { toErrorResponse } from '@app/http';
+import type { Metrics } from '@app/metrics';
 import {
   IDEMPOTENT_REPLAYED_HEADER,
   idempotencyKeyReused,
@@ -22,7 +23,12 @@ export interface IdempotencyScope {
   body: unknown;
   /** The parsed query string, compared with the body when not empty. */
   query?: Record<string, unknown>;
+  /** The route as the metrics name it (a route template, never a raw path); none: not counted. */
+  route?: string;
 }
+
+/** Where replays and conflicts are counted (the app's Metrics). */
+export type IdempotencyMetrics = Pick<Metrics, 'idempotencyReplayed' | 'idempotencyConflict'>;
 
 export interface IdempotentResponse<T> {
   status: number;
@@ -64,6 +70,7 @@ export class IdempotencyService {
   constructor(
     private readonly keys: IdempotencyKeyRepository,
     options: IdempotencyOptions = {},
+    private readonly metrics?: IdempotencyMetrics,
   ) {
     this.leaseMs = options.leaseMs ?? 60_000;
     this.retentionMs = options.retentionMs ?? DAY_MS;
@@ -88,11 +95,20 @@ export class IdempotencyService {
       for (;;) {
         const row = await this.keys.read(request.org, key);
         if (!row || row.expired) break;
-        if (row.method_path !== request.methodPath) throw idempotencyKeyReused(`${row.method_path}`);
-        if (row.request_hash !== request.hash) throw idempotencyKeyReused('a request with a different body');
-        if (row.status === 'completed') return this.replay<T>(row);
+        const route = scope.route;
+        if (row.method_path !== request.methodPath || row.request_hash !== request.hash) {
+          if (route) this.metrics?.idempotencyConflict(route, 'key_reused');
+          throw idempotencyKeyReused(row.method_path !== request.methodPath ? row.method_path : 'a request with a different body');
+        }
+        if (row.status === 'completed') {
+          if (route) this.metrics?.idempotencyReplayed(route);
+          return this.replay<T>(row);
+        }
         if (row.lease_over) break;
-        if (Date.now() >= deadline) throw idempotencyRequestInProgress(1);
+        if (Date.now() >= deadline) {
+          if (route) this.metrics?.idempotencyConflict(route, 'in_progress');
+          throw idempotencyRequestInProgress(1);
+        }
         pause = Math.min(pause * 2, this.maxPollMs, Math.max(1, deadline - Date.now()));
         await sleep(pause);
       }

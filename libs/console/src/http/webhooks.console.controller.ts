@@ -1,11 +1,10 @@
-import { Body, Controller, Get, HttpCode, Optional, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AppError } from '@app/core';
 import { ZodPipe } from '@app/http';
 import { IdempotencyService } from '@app/idempotency';
-import { Metrics } from '@app/metrics';
 import {
   CreateEndpointCommand,
   createEndpointBody,
@@ -34,7 +33,7 @@ import { checkCsrf, ConsolePageFilter, ConsoleRequest, formField, redirect, requ
 const notFound = () => new AppError('not_found', 'not found', 404);
 const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'];
 
-/** The create form's route, as the metrics name it (the API's replays go by their route template too). */
+/** The create form's route: its idempotency path, and its name in the metrics (as the API's route templates are). */
 const CREATE_ROUTE = '/console/webhooks';
 /** The create form's one-time key (a uuid the page puts in it). */
 const FORM_KEY_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -67,7 +66,6 @@ export class WebhooksConsoleController {
     private readonly queries: QueryBus,
     private readonly auth: ConsoleAuth,
     private readonly idempotency: IdempotencyService,
-    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   @Get()
@@ -95,14 +93,9 @@ export class WebhooksConsoleController {
       // The form's one-time key (as the API's Idempotency-Key): sent again (a reload of the answer),
       // it finds the endpoint made the first time instead of making another. Only the endpoint's
       // id is kept with the key, never its secret, so the repeat says the secret was shown once.
-      if (!FORM_KEY_RE.test(formKey)) return { endpoint: (await create()).body, secret: secret as string | null };
-      const answer = await this.idempotency
-        .run({ orgId: viewer.user.org_id, key: `console-form-${formKey}`, method: 'POST', path: '/console/webhooks', body: input }, create)
-        .catch((err: unknown) => {
-          if (err instanceof AppError && err.code === 'idempotency_key_reused') this.metrics?.idempotencyConflict(CREATE_ROUTE, 'key_reused');
-          throw err;
-        });
-      if (answer.replayed) this.metrics?.idempotencyReplayed(CREATE_ROUTE);
+      const answer = FORM_KEY_RE.test(formKey)
+        ? await this.idempotency.run({ orgId: viewer.user.org_id, key: `console-form-${formKey}`, method: 'POST', path: CREATE_ROUTE, body: input, route: CREATE_ROUTE }, create)
+        : await create();
       return { endpoint: answer.body, secret: secret as string | null };
     });
     if (!result.ok) return sendPage(reply, result.problem.status, endpointsPage(viewer, await this.endpoints(viewer), WEBHOOK_EVENT_TYPES, { problem: result.problem, draft }));

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { SqlDatabase } from '@app/event-store';
+import { Metrics } from '@app/metrics';
 import { IdempotencyOptions, IdempotencyService } from '../idempotency.service';
 import { IdempotencyKeyRepository } from '../idempotency.repository';
 import { IdempotentCallPipe } from './idempotent-call';
@@ -11,7 +12,11 @@ export class IdempotencyModule {
     return {
       module: IdempotencyModule,
       providers: [
-        { provide: IdempotencyService, useFactory: (db: SqlDatabase) => new IdempotencyService(new IdempotencyKeyRepository(db), options), inject: [SqlDatabase] },
+        {
+          provide: IdempotencyService,
+          useFactory: (db: SqlDatabase, metrics?: Metrics) => new IdempotencyService(new IdempotencyKeyRepository(db), options, metrics),
+          inject: [SqlDatabase, { token: Metrics, optional: true }],
+        },
         IdempotentCallPipe,
       ],
       exports: [IdempotencyService, IdempotentCallPipe],

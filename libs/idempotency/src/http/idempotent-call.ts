@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessContext } from '@app/access';
 import { AppError, KEY_ENCRYPTION_KEY } from '@app/core';
-import { Metrics, UNMATCHED_ROUTE } from '@app/metrics';
+import { UNMATCHED_ROUTE } from '@app/metrics';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, parseIdempotencyKey } from '../idempotency-key';
 import { IdempotencyService } from '../idempotency.service';
 import { openResponse, SealedResponse, sealResponse } from '../sealed-response';
@@ -47,7 +47,6 @@ export class IdempotentCallPipe implements PipeTransform<RouteRequest, Idempoten
     private readonly reflector: Reflector,
     private readonly idempotency: IdempotencyService,
     @Optional() @Inject(KEY_ENCRYPTION_KEY) private readonly kek?: Buffer,
-    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   transform(route: RouteRequest): IdempotentCall {
@@ -75,35 +74,19 @@ export class IdempotentCallPipe implements PipeTransform<RouteRequest, Idempoten
     const owner = scopeOwner(req.access);
     const kek = options.sealResponse ? this.sealingKey() : undefined;
     let fresh: T | undefined;
-    let result;
-    try {
-      result = await this.idempotency.run(
-        { orgId: owner, key, method: req.method, path: req.url, body: req.body, query: req.query as Record<string, unknown> | undefined },
-        // Nest sets the route's status before its pipes run; the work may change it.
-        async () => {
-          fresh = await work();
-          return { status: reply.statusCode, body: kek ? sealResponse(kek, owner, key, fresh) : fresh };
-        },
-      );
-    } catch (err) {
-      this.count(req, err);
-      throw err;
-    }
+    const result = await this.idempotency.run(
+      { orgId: owner, key, method: req.method, path: req.url, body: req.body, query: req.query as Record<string, unknown> | undefined, route: req.routeOptions.url ?? UNMATCHED_ROUTE },
+      // Nest sets the route's status before its pipes run; the work may change it.
+      async () => {
+        fresh = await work();
+        return { status: reply.statusCode, body: kek ? sealResponse(kek, owner, key, fresh) : fresh };
+      },
+    );
     if (!result.replayed) return fresh as T;
-    this.metrics?.idempotencyReplayed(req.routeOptions.url ?? UNMATCHED_ROUTE);
     reply.status(result.status);
     for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
     reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
     return (kek ? openResponse(kek, owner, key, result.body as SealedResponse) : result.body) as T;
-  }
-
-  /** A replayed refusal, a reused key or a request still in progress, in the metrics. */
-  private count(req: AccessRequest, err: unknown): void {
-    if (!this.metrics || !(err instanceof AppError)) return;
-    const route = req.routeOptions.url ?? UNMATCHED_ROUTE;
-    if (err.headers?.[IDEMPOTENT_REPLAYED_HEADER] === 'true') this.metrics.idempotencyReplayed(route);
-    else if (err.code === 'idempotency_key_reused') this.metrics.idempotencyConflict(route, 'key_reused');
-    else if (err.code === 'idempotency_request_in_progress') this.metrics.idempotencyConflict(route, 'in_progress');
   }
 
   private sealingKey(): Buffer {
