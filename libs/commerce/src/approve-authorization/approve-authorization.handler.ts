@@ -19,13 +19,10 @@ export class ApproveAuthorizationHandler implements ICommandHandler<ApproveAutho
     @Inject(COMMERCE_CLOCK) readonly clock: Clock,
     readonly authority: CommerceAuthority,
     readonly rules: ReviewRules,
-    @Optional() private readonly metrics?: Metrics,
+    @Optional() readonly metrics?: Metrics,
   ) {}
 
-  async execute(cmd: ApproveAuthorizationCommand): Promise<TransactionRow> {
-    const row = await decideReview(this, { ...cmd, action: { kind: 'approve', amount_cents: cmd.amountCents, note: cmd.note } });
-    // Under two approvals the first leaves the transaction waiting for the second.
-    this.metrics?.authorizationReviewed(row.status === 'needs_review' ? 'approval_recorded' : 'approved');
-    return row;
+  execute(cmd: ApproveAuthorizationCommand): Promise<TransactionRow> {
+    return decideReview(this, { ...cmd, action: { kind: 'approve', amount_cents: cmd.amountCents, note: cmd.note } });
   }
 }

@@ -19,12 +19,10 @@ export class RejectAuthorizationHandler implements ICommandHandler<RejectAuthori
     @Inject(COMMERCE_CLOCK) readonly clock: Clock,
     readonly authority: CommerceAuthority,
     readonly rules: ReviewRules,
-    @Optional() private readonly metrics?: Metrics,
+    @Optional() readonly metrics?: Metrics,
   ) {}
 
-  async execute(cmd: RejectAuthorizationCommand): Promise<TransactionRow> {
-    const row = await decideReview(this, { ...cmd, action: { kind: 'reject', note: cmd.note } });
-    this.metrics?.authorizationReviewed('rejected');
-    return row;
+  execute(cmd: RejectAuthorizationCommand): Promise<TransactionRow> {
+    return decideReview(this, { ...cmd, action: { kind: 'reject', note: cmd.note } });
   }
 }

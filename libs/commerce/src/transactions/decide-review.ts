@@ -1,5 +1,6 @@
 import { Clock, DomainError } from '@app/core';
 import { retryOnConflict, WrongExpectedVersion } from '@app/event-store';
+import type { Metrics } from '@app/metrics';
 import { approvalsOf, reviewAuthorization, ReviewAction, transactionFromRow } from '../domain/transaction.aggregate';
 import type { CommerceAuthority } from '../authorize-payment/commerce-authority';
 import { REVIEW_SCHEMA, signRecord } from '../receipts/signed-record';
@@ -17,7 +18,7 @@ import type { TransactionRow } from './transaction-row';
  * (reviewer_already_approved).
  */
 export async function decideReview(
-  deps: { rows: TransactionRows; transactions: TransactionRepository; clock: Clock; authority: CommerceAuthority; rules: ReviewRules },
+  deps: { rows: TransactionRows; transactions: TransactionRepository; clock: Clock; authority: CommerceAuthority; rules: ReviewRules; metrics?: Pick<Metrics, 'authorizationReviewed'> },
   cmd: { orgId: string; authorizationId: string; action: ReviewAction; actor: string; reviewerName?: string | null },
 ): Promise<TransactionRow> {
   const notFound = () => new DomainError('not_found', `authorization ${cmd.authorizationId} not found`);
@@ -51,5 +52,9 @@ export async function decideReview(
     return decision.refusal;
   });
   if (refusal) throw refusal;
-  return (await deps.rows.byAuthorization(cmd.orgId, cmd.authorizationId)) ?? Promise.reject(notFound());
+  const row = await deps.rows.byAuthorization(cmd.orgId, cmd.authorizationId);
+  if (!row) throw notFound();
+  // Under two approvals the first leaves the transaction waiting for the second.
+  deps.metrics?.authorizationReviewed(cmd.action.kind === 'reject' ? 'rejected' : row.status === 'needs_review' ? 'approval_recorded' : 'approved');
+  return row;
 }
