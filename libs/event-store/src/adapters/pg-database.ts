@@ -76,15 +76,7 @@ export class PgDatabase extends SqlDatabase {
    * subscriptions) must look again.
    */
   async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
-    if (!this.listener) {
-      const opening = this.openListener();
-      this.listener = opening;
-      // A failed first connection is not kept: the next call tries again.
-      opening.catch(() => {
-        if (this.listener === opening) this.listener = null;
-      });
-    }
-    const client = await this.listener;
+    const client = await (this.listener ?? this.openListener());
     let set = this.listeners.get(channel);
     if (!set) {
       set = new Set();
@@ -97,6 +89,7 @@ export class PgDatabase extends SqlDatabase {
     };
   }
 
+  /** Opens the LISTEN connection and makes it the current one; one that fails to open is not kept, so the next call tries again. */
   private openListener(): Promise<PoolClient> {
     const opened: Promise<PoolClient> = this.pool.connect().then(async (client) => {
       client.on('notification', (msg) => this.listeners.get(msg.channel)?.forEach((cb) => cb()));
@@ -106,7 +99,7 @@ export class PgDatabase extends SqlDatabase {
         lost = true;
         this.missed = true;
         client.release(true);
-        if (this.listener === opened && !this.closed) {
+        if (this.listener === opened) {
           this.listener = null;
           this.reopenListener(1);
         }
@@ -127,6 +120,10 @@ export class PgDatabase extends SqlDatabase {
       }
       return client;
     });
+    this.listener = opened;
+    opened.catch(() => {
+      if (this.listener === opened) this.listener = null;
+    });
     return opened;
   }
 
@@ -134,12 +131,7 @@ export class PgDatabase extends SqlDatabase {
     const pause = Math.min(5_000, 100 * 2 ** (attempt - 1));
     setTimeout(() => {
       if (this.closed || this.listener) return;
-      const reopened = this.openListener();
-      this.listener = reopened;
-      reopened.catch(() => {
-        if (this.listener === reopened) this.listener = null;
-        this.reopenListener(attempt + 1);
-      });
+      this.openListener().catch(() => this.reopenListener(attempt + 1));
     }, pause).unref();
   }
 
