@@ -18,10 +18,18 @@ export interface CreateAppOptions {
   settlementProvider?: SettlementProvider;
 }
 
-/** Builds the HTTP app (not yet listening): used by main.ts and by the e2e tests alike. */
 /** A percent-encoded U+0000 anywhere in the path or the query. */
 const NUL_IN_URL = /%00/;
+/** Issuance takes a larger body, and its `content` may hold any text (it is only hashed). */
+const ISSUANCE_ROUTE = '/api/notary/create';
 
+/** An error in the envelope, answered by a hook before any route runs. */
+// Structural: the server's replies and Nest's (another fastify's types) are both answered here.
+type Answerable = { status(code: number): { header(name: string, value: string): { send(body: unknown): unknown } } };
+const answerError = (reply: Answerable, status: number, code: string, message: string, details?: unknown) =>
+  reply.status(status).header('content-type', 'application/json; charset=utf-8').send(errorEnvelope(code, message, status, details));
+
+/** Builds the HTTP app (not yet listening): used by main.ts and by the e2e tests alike. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   // Set once the metrics registry exists (below): refusals that come before routing, and its hooks.
@@ -68,19 +76,14 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // Routes registered at init; the issuance routes (the API's, and the console's certificate
   // upload) get the larger body they need. Every other route keeps BODY_LIMIT_BYTES.
   server.addHook('onRoute', (route) => {
-    if (route.url === '/api/notary/create') route.bodyLimit = ISSUANCE_BODY_LIMIT_BYTES;
+    if (route.url === ISSUANCE_ROUTE) route.bodyLimit = ISSUANCE_BODY_LIMIT_BYTES;
     if (route.url === CONSOLE_UPLOAD_ROUTE.url && route.method === CONSOLE_UPLOAD_ROUTE.method) route.bodyLimit = ISSUANCE_BODY_LIMIT_BYTES;
   });
   server.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
     // No path or query parameter has a use for U+0000, and PostgreSQL text refuses it: a %00
     // reached the registry's text search and answered 500 (found by the fuzz suite).
-    if (NUL_IN_URL.test(req.url)) {
-      return reply
-        .status(400)
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(errorEnvelope('bad_request', 'The request URL holds a NUL character (%00), which no parameter may contain', 400));
-    }
+    if (NUL_IN_URL.test(req.url)) return answerError(reply, 400, 'bad_request', 'The request URL holds a NUL character (%00), which no parameter may contain');
   });
   // No text the service keeps may hold U+0000 (PostgreSQL text cannot): an API request's JSON
   // body holding one is refused before any route runs, naming where. The artifact an issuance
@@ -90,16 +93,13 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // on every read), and a callback rather than an async hook: it runs on every request.
   server.addHook('onRoute', (route) => {
     if (route.url.startsWith('/console')) return;
-    const issuance = route.url === '/api/notary/create';
+    const issuance = route.url === ISSUANCE_ROUTE;
     const refuseNul = (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
       const body = req.body;
       if (body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return done();
       const at = nulTextPath(issuance && !Array.isArray(body) ? { ...(body as Record<string, unknown>), content: undefined } : body);
       if (at === null) return done();
-      void reply
-        .status(400)
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(errorEnvelope('validation_failed', `Invalid body: ${at || 'body'}`, 400, [{ field: at, message: 'must not contain U+0000' }]));
+      void answerError(reply, 400, 'validation_failed', `Invalid body: ${at || 'body'}`, [{ field: at, message: 'must not contain U+0000' }]);
     };
     route.preValidation = [...(route.preValidation ? [route.preValidation].flat() : []), refuseNul] as unknown as typeof route.preValidation;
   });
