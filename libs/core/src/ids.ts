@@ -15,9 +15,8 @@ export function newPrefixedId(prefix: string, bytes = 16): string {
     pool = randomBytes(POOL_BYTES);
     poolAt = 0;
   }
+  // Each byte is handed out once: the offset only moves on.
   const hex = pool.toString('hex', poolAt, poolAt + bytes);
-  // Each byte is handed out once.
-  pool.fill(0, poolAt, poolAt + bytes);
   poolAt += bytes;
   return `${prefix}_${hex}`;
 }

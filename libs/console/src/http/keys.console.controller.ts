@@ -23,15 +23,11 @@ export class KeysConsoleController {
     private readonly keyStore: SigningKeyStore,
   ) {}
 
-  private signingKeys() {
-    return this.keyStore.list();
-  }
-
   @Get()
   async list(@Req() req: ConsoleRequest, @Res() reply: FastifyReply, @Query('done') done: unknown) {
     const viewer = await this.viewer(req, reply);
     if (!viewer) return;
-    sendPage(reply, 200, keysPage(viewer, await this.access.listApiKeys(viewer.user.org_id), { flash: flashOf(done, { revoked: 'The key is revoked: the API refuses it from now on.' }), signingKeys: this.signingKeys() }));
+    sendPage(reply, 200, keysPage(viewer, await this.access.listApiKeys(viewer.user.org_id), { flash: flashOf(done, { revoked: 'The key is revoked: the API refuses it from now on.' }), signingKeys: this.keyStore.list() }));
   }
 
   @Post()
@@ -49,7 +45,7 @@ export class KeysConsoleController {
     const [name, owner] = [formField(body, 'name').trim().slice(0, 200) || null, formField(body, 'owner').trim().slice(0, 200) || null];
     const created = await this.commands.execute<CreateApiKeyCommand, CreatedApiKey>(new CreateApiKeyCommand(viewer.user.org_id, { scopes, mode, name, owner, createdBy: `user:${viewer.user.user_id}` }));
     req.log.info({ event: 'console.key_created', user_id: viewer.user.user_id, key_id: created.key_id }, 'console key created');
-    sendPage(reply, 201, keysPage(viewer, await this.access.listApiKeys(viewer.user.org_id), { created, signingKeys: this.signingKeys() }));
+    sendPage(reply, 201, keysPage(viewer, await this.access.listApiKeys(viewer.user.org_id), { created, signingKeys: this.keyStore.list() }));
   }
 
   @Post(':key_id/revoke')

@@ -70,10 +70,7 @@ export class RegistryService {
     return (await this.listing(query, orgId)).page;
   }
 
-  /**
-   * The same page as UTF-8 JSON bytes, serialized and encoded once per version (a page of 50 is
-   * about 30 KB: encoding it again for every request cost more than the rest of serving it).
-   */
+  /** The same page as UTF-8 JSON bytes, serialized and encoded once per version (a page of 50 is about 30 KB). */
   async listJson(query: RegistryQuery, orgId?: string): Promise<Buffer> {
     const listing = await this.listing(query, orgId);
     return (listing.json ??= Buffer.from(JSON.stringify(listing.page), 'utf8'));
