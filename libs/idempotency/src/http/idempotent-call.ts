@@ -41,7 +41,8 @@ function scopeOwner(access: AccessContext | undefined): string {
  */
 @Injectable()
 export class IdempotentCallPipe implements PipeTransform<RouteRequest, IdempotentCall> {
-  private readonly options = new WeakMap<object, Required<IdempotentOptions>>();
+  /** Per route handler: its @Idempotent() options and its route template (read once: `routeOptions` builds an object on every read). */
+  private readonly routes = new WeakMap<object, { options: Required<IdempotentOptions>; route: string }>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -49,22 +50,22 @@ export class IdempotentCallPipe implements PipeTransform<RouteRequest, Idempoten
     @Optional() @Inject(KEY_ENCRYPTION_KEY) private readonly kek?: Buffer,
   ) {}
 
-  transform(route: RouteRequest): IdempotentCall {
-    const options = this.optionsOf(route.handler);
-    return { run: (work) => this.run(route, options, work) };
+  transform(request: RouteRequest): IdempotentCall {
+    const route = this.routeOf(request);
+    return { run: (work) => this.run(request, route, work) };
   }
 
-  private optionsOf(handler: object): Required<IdempotentOptions> {
-    let options = this.options.get(handler);
-    if (!options) {
-      const declared = this.reflector.get<Required<IdempotentOptions> | undefined>(IDEMPOTENT, handler as (...args: unknown[]) => unknown);
-      if (!declared) throw new Error('@IdempotencyOf() is for routes marked @Idempotent()');
-      this.options.set(handler, (options = declared));
+  private routeOf({ req, handler }: RouteRequest): { options: Required<IdempotentOptions>; route: string } {
+    let known = this.routes.get(handler);
+    if (!known) {
+      const options = this.reflector.get<Required<IdempotentOptions> | undefined>(IDEMPOTENT, handler as (...args: unknown[]) => unknown);
+      if (!options) throw new Error('@IdempotencyOf() is for routes marked @Idempotent()');
+      this.routes.set(handler, (known = { options, route: req.routeOptions.url ?? UNMATCHED_ROUTE }));
     }
-    return options;
+    return known;
   }
 
-  private async run<T>({ req, reply }: RouteRequest, options: Required<IdempotentOptions>, work: () => Promise<T>): Promise<T> {
+  private async run<T>({ req, reply }: RouteRequest, { options, route }: { options: Required<IdempotentOptions>; route: string }, work: () => Promise<T>): Promise<T> {
     const header = req.headers[IDEMPOTENCY_KEY_HEADER];
     if (header === undefined) {
       if (options.required) throw new AppError('idempotency_key_required', 'This endpoint needs an Idempotency-Key header', 400);
@@ -75,7 +76,7 @@ export class IdempotentCallPipe implements PipeTransform<RouteRequest, Idempoten
     const kek = options.sealResponse ? this.sealingKey() : undefined;
     let fresh: T | undefined;
     const result = await this.idempotency.run(
-      { orgId: owner, key, method: req.method, path: req.url, body: req.body, query: req.query as Record<string, unknown> | undefined, route: req.routeOptions.url ?? UNMATCHED_ROUTE },
+      { orgId: owner, key, method: req.method, path: req.url, body: req.body, query: req.query as Record<string, unknown> | undefined, route },
       // Nest sets the route's status before its pipes run; the work may change it.
       async () => {
         fresh = await work();
