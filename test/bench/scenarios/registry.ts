@@ -54,7 +54,7 @@ export const registryScenario: Scenario = {
            FROM (SELECT i, ($1::text[])[1 + (i * 7) % 16] AS w1, ($1::text[])[1 + (i * 13) % 16] AS w2 FROM generate_series(1, $3::int) AS i) s`,
           [WORDS, INDUSTRIES, entries],
         );
-        await admin.query('ANALYZE registry_entries');
+        await admin.query('VACUUM (ANALYZE) registry_entries');
         // Matches about 800 of the 100,000 (i ≡ 7 mod 16, i mod 6 = 5, public, certified, output).
         const path = '/v1/registry?q=solar%20forecast&industry=energy&status=certified&artifact_type=output&limit=50';
         const check = await fetch(`${api.url}${path}`, { headers: { 'x-forwarded-for': '10.0.0.1' } });

@@ -63,11 +63,13 @@ export class RegistryReadModel {
     }
     params.push(query.limit + 1);
     const limit = `$${params.length}`;
+    // A listing counted empty looks for no page (the planner makes this a one-time filter).
+    const gate = 't.total IS DISTINCT FROM 0';
     const page =
       text && how.walk
         ? `SELECT ${COLUMNS} FROM (SELECT ${COLUMNS}, search FROM registry_entries WHERE ${filters.join(' AND ')}
-             ORDER BY created_at DESC, id DESC LIMIT ${WALK_LIMIT}) w WHERE ${text} ORDER BY created_at DESC, id DESC LIMIT ${limit}`
-        : `SELECT ${COLUMNS} FROM registry_entries WHERE ${[...filters, ...(text ? [text] : [])].join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+             ORDER BY created_at DESC, id DESC LIMIT ${WALK_LIMIT}) w WHERE ${text} AND ${gate} ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+        : `SELECT ${COLUMNS} FROM registry_entries WHERE ${[...filters, ...(text ? [text] : []), gate].join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
     return this.db.query<RegistryRow>(
       `SELECT t.total, (SELECT version FROM registry_state) AS version, p.*
        FROM (SELECT ${how.count ? `count(*) AS total FROM registry_entries WHERE ${counted}` : 'NULL::bigint AS total'}) t

@@ -68,4 +68,65 @@ describe('RegistryService listings (on the real store)', () => {
     expect(next.total).toBe(1251);
     expect(next.items[0].id).toBe('e001298');
   });
+
+  describe('statements per listing', () => {
+    let readModel: RegistryReadModel;
+    let calls: { walk: boolean; count: boolean }[];
+    /** Runs before each statement the service asks for. */
+    let beforeStatement: (how: { walk: boolean; count: boolean }) => Promise<unknown>;
+    beforeEach(() => {
+      readModel = new RegistryReadModel(t.db);
+      sut = new RegistryService(readModel, 'http://sigil.test');
+      calls = [];
+      beforeStatement = async () => undefined;
+      const page = readModel.page.bind(readModel);
+      jest.spyOn(readModel, 'page').mockImplementation(async (query, orgId, cursor, how) => {
+        calls.push(how);
+        await beforeStatement(how);
+        return page(query, orgId, cursor, how);
+      });
+    });
+    const filtered = (text: string) => q({ q: text, industry: 'climate', status: 'certified', artifact_type: 'output' });
+
+    it('answers a listing that matches nothing, or whose matches the walk all found, in one statement', async () => {
+      await insert(2500, (i) => `${i >= 2490 ? 'fresh ' : ''}item ${i}`);
+      expect(await sut.list(filtered('absent'))).toEqual({ items: [], total: 0, next_cursor: null });
+      expect(calls).toEqual([{ walk: true, count: true }]);
+
+      calls.length = 0;
+      const fresh = await sut.list(filtered('fresh'));
+      expect(fresh.total).toBe(10);
+      expect(fresh.items.map((i) => i.id)).toEqual(Array.from({ length: 10 }, (_, k) => `e${String(2499 - k).padStart(6, '0')}`));
+      expect(calls).toEqual([{ walk: true, count: true }]);
+    });
+
+    it('asks the planner for matches past the walk without counting them again, unless the registry moved in between', async () => {
+      await insert(2500, (i) => `${i < 3 ? 'rare ' : ''}item ${i}`);
+      const rare = await sut.list(filtered('rare'));
+      expect(rare.total).toBe(3);
+      expect(rare.items.map((i) => i.id)).toEqual(['e000002', 'e000001', 'e000000']);
+      expect(calls).toEqual([
+        { walk: true, count: true },
+        { walk: false, count: false },
+      ]);
+
+      // A matching entry lands between the walk and the planner's page: the page shows it, and the total is counted again to agree.
+      calls.length = 0;
+      let landed = false;
+      beforeStatement = async (how) => {
+        if (!how.walk && !landed) {
+          landed = true;
+          await insert(1, () => 'rare late', 2500);
+        }
+      };
+      const moved = await new RegistryService(readModel, 'http://sigil.test').list(filtered('rare')); // nothing kept yet
+      expect(moved.total).toBe(4);
+      expect(moved.items.map((i) => i.id)).toEqual(['e002500', 'e000002', 'e000001', 'e000000']);
+      expect(calls).toEqual([
+        { walk: true, count: true },
+        { walk: false, count: false },
+        { walk: false, count: true },
+      ]);
+    });
+  });
 });

@@ -97,12 +97,19 @@ export class RegistryService {
   private async compute(query: RegistryQuery, orgId?: string, known?: { version: string; total: number }): Promise<{ page: RegistryPage; version: string | null }> {
     const cursor = query.cursor ? decodePageCursor(query.cursor) : undefined;
     const run = (walk: boolean, count: boolean) => this.readModel.page(query, orgId, cursor, { walk, count });
-    const full = (r: RegistryRow[]) => r.filter((x) => x.id !== null).length > query.limit;
-    const attempt = async (count: boolean) => {
-      let r = await run(true, count);
-      // A short page from the walk may only mean the walk ended first: ask the planner's way.
-      if (query.q && !full(r)) r = await run(false, count);
-      return r;
+    const found = (r: RegistryRow[]) => r.filter((x) => x.id !== null).length;
+    const attempt = async (count: boolean): Promise<RegistryRow[]> => {
+      const walked = await run(true, count);
+      if (!query.q || found(walked) > query.limit) return walked;
+      // A short first page that holds every match counted in its own snapshot is complete.
+      const total = walked[0].total;
+      if (count && !cursor && found(walked) >= Number(total)) return walked;
+      // Otherwise the walk may have ended first: ask the planner's way. The total counted with
+      // the walk holds while the registry's version has not moved.
+      const planned = await run(false, false);
+      if (!count) return planned;
+      if (String(planned[0].version) !== String(walked[0].version)) return run(false, true);
+      return [{ ...planned[0], total }, ...planned.slice(1)];
     };
     let rows = await attempt(!known);
     let total = known?.total ?? Number(rows[0].total);
@@ -111,14 +118,14 @@ export class RegistryService {
       rows = await attempt(true);
       total = Number(rows[0].total);
     }
-    const found = rows.filter((r) => r.id !== null);
-    const items = found.slice(0, query.limit);
+    const listed = rows.filter((r) => r.id !== null);
+    const items = listed.slice(0, query.limit);
     const last = items[items.length - 1];
     return {
       page: deepFreeze({
         items: items.map((r) => this.view(r)),
         total,
-        next_cursor: found.length > query.limit ? encodePageCursor(last.created_at, last.id) : null,
+        next_cursor: listed.length > query.limit ? encodePageCursor(last.created_at, last.id) : null,
       }),
       version: rows[0].version === null ? null : String(rows[0].version),
     };
