@@ -101,9 +101,13 @@ export const registryScenario: Scenario = {
           cold_ops_per_s: round((cold.units / cold.elapsedMs) * 1000, 1),
           cold_p50_ms: round(percentile(cold.latenciesMs, 50), 2),
           cold_p99_ms: round(percentile(cold.latenciesMs, 99), 2),
+          cold_api_cpu_us_per_op: httpLoadFields(cold).api_cpu_us_per_op,
+          cold_postgres_cpu_us_per_op: httpLoadFields(cold).postgres_cpu_us_per_op,
           pages_ops_per_s: round((paged.units / paged.elapsedMs) * 1000, 1),
           pages_p50_ms: round(percentile(paged.latenciesMs, 50), 2),
           pages_p99_ms: round(percentile(paged.latenciesMs, 99), 2),
+          pages_api_cpu_us_per_op: httpLoadFields(paged).api_cpu_us_per_op,
+          pages_postgres_cpu_us_per_op: httpLoadFields(paged).postgres_cpu_us_per_op,
           ...(failed ? { errors: result.errors + failed, error: result.error ?? cold.firstError ?? paged.firstError } : {}),
         };
       } finally {
