@@ -90,8 +90,15 @@ describe('RegistryService listings (on the real store)', () => {
 
     it('answers a listing that matches nothing, or whose matches the walk all found, in one statement', async () => {
       await insert(2500, (i) => `${i >= 2490 ? 'fresh ' : ''}item ${i}`);
+      const versionChecks = jest.spyOn(readModel, 'version');
       expect(await sut.list(filtered('absent'))).toEqual({ items: [], total: 0, next_cursor: null });
       expect(calls).toEqual([{ walk: true, count: true }]);
+      // Never asked before: no version check first (the statement reads the version); asked again: one check, no statement.
+      expect(versionChecks).not.toHaveBeenCalled();
+      calls.length = 0;
+      await sut.list(filtered('absent'));
+      expect(versionChecks).toHaveBeenCalledTimes(1);
+      expect(calls).toEqual([]);
 
       calls.length = 0;
       const fresh = await sut.list(filtered('fresh'));

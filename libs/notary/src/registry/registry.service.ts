@@ -79,11 +79,12 @@ export class RegistryService {
   private async listing(query: RegistryQuery, orgId?: string): Promise<Listing> {
     const filter = JSON.stringify([query.visibility, query.visibility === 'private' ? orgId : null, query.status, query.artifact_type, query.industry, query.q]);
     const key = JSON.stringify([filter, query.limit, query.cursor]);
-    const version = await this.version.load('registry');
     const cached = this.pages.get(key);
-    if (cached && version !== undefined && cached.version === version) return cached;
     // The total does not depend on the page: the next pages of a listing reuse it.
     const known = this.totals.get(filter);
+    // A listing never asked before skips the version check: its statement reads the version.
+    const version = cached || known ? await this.version.load('registry') : undefined;
+    if (cached && version !== undefined && cached.version === version) return cached;
     const { page, version: computedAt } = await this.compute(query, orgId, known && known.version === version ? known : undefined);
     const listing: Listing = { version: computedAt ?? '', page };
     if (computedAt !== null) {
