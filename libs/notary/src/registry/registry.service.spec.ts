@@ -100,6 +100,12 @@ describe('RegistryService listings (on the real store)', () => {
       expect(versionChecks).toHaveBeenCalledTimes(1);
       expect(calls).toEqual([]);
 
+      // A later page of a listing that matches nothing: also one statement.
+      calls.length = 0;
+      const cursor = Buffer.from(JSON.stringify(['2026-01-01T00:10:00.000Z', 'z'])).toString('base64url');
+      expect(await sut.list({ ...filtered('nowhere'), cursor })).toEqual({ items: [], total: 0, next_cursor: null });
+      expect(calls).toEqual([{ walk: true, count: true }]);
+
       calls.length = 0;
       const fresh = await sut.list(filtered('fresh'));
       expect(fresh.total).toBe(10);
