@@ -411,10 +411,16 @@ describe('webhooks (e2e)', () => {
       ['GET', '/api/cdp/webhooks/deliveries?status=lost', undefined, 400, 'validation_failed'],
       ['GET', '/api/cdp/webhooks/deliveries?limit=0', undefined, 400, 'validation_failed'],
       ['GET', '/api/cdp/webhooks/deliveries?cursor=abc', undefined, 400, 'validation_failed'],
+      // Forged cursors whose date JavaScript reads but PostgreSQL refuses (`["1","x"]`, `["Tuesday 5","x"]`): were 500.
+      ['GET', `/api/cdp/webhooks/deliveries?cursor=${Buffer.from('["1","x"]').toString('base64url')}`, undefined, 400, 'validation_failed'],
+      ['GET', `/api/cdp/webhooks/deliveries?cursor=${Buffer.from('["Tuesday 5","x"]').toString('base64url')}`, undefined, 400, 'validation_failed'],
       ['GET', '/api/cdp/webhooks/deliveries?endpoint_id=x', undefined, 400, 'validation_failed'],
       ['GET', '/api/cdp/webhooks/deliveries?unknown=1', undefined, 400, 'validation_failed'],
       ['POST', `/api/cdp/webhooks/endpoints/${ep.id}/recover`, undefined, 400, 'validation_failed'],
       ['POST', `/api/cdp/webhooks/endpoints/${ep.id}/recover?since=yesterday`, undefined, 400, 'validation_failed'],
+      // ISO-8601, but year 0 (in UTC) is no PostgreSQL timestamp: was 500.
+      ['POST', `/api/cdp/webhooks/endpoints/${ep.id}/recover?since=0000-01-01T00:00:00Z`, undefined, 400, 'validation_failed'],
+      ['POST', `/api/cdp/webhooks/endpoints/${ep.id}/recover?since=${encodeURIComponent('0001-01-01T00:30:00+01:00')}`, undefined, 400, 'validation_failed'],
     ];
     for (const [method, url, payload, status, error] of cases) {
       const res = await call(method as 'GET', url, key, payload);
