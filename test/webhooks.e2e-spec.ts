@@ -225,6 +225,19 @@ describe('webhooks (e2e)', () => {
     expect(rh[0]).toMatchObject({ status_code: null, error: expect.stringMatching(/ECONNREFUSED/) });
   });
 
+  it('records an attempt whose receiver answered a body holding U+0000 (it was never recorded, and sent again and again)', async () => {
+    const { key } = await orgWithKey();
+    const nul = receiver.route('nul-body', () => ({ status: 200, body: 'ok\u0000bye' }));
+    const ep = await createEndpoint(key, { url: nul.url });
+    const { delivery_id } = (await call('POST', `/api/cdp/webhooks/endpoints/${ep.id}/test`, key)).json();
+    const done = await eventually(async () => {
+      const d = await delivery(key, delivery_id);
+      return d.status === 'delivered' && d;
+    }, 5000, 'the delivery recorded');
+    expect(done.attempt_history).toMatchObject([{ status_code: 200, outcome: 'delivered', response_body: 'ok\ufffdbye' }]);
+    expect(receiver.on(nul.path)).toHaveLength(1);
+  });
+
   it('honours Retry-After, fails other 4xx and redirects at once, and disables the endpoint on 410', async () => {
     const { orgId, key } = await orgWithKey();
     const limited = receiver.route('limited', (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
