@@ -225,6 +225,19 @@ describe('webhooks (e2e)', () => {
     expect(rh[0]).toMatchObject({ status_code: null, error: expect.stringMatching(/ECONNREFUSED/) });
   });
 
+  it('records an attempt whose receiver answered a body holding U+0000 (it was never recorded, and sent again and again)', async () => {
+    const { key } = await orgWithKey();
+    const nul = receiver.route('nul-body', () => ({ status: 200, body: 'ok\u0000bye' }));
+    const ep = await createEndpoint(key, { url: nul.url });
+    const { delivery_id } = (await call('POST', `/api/cdp/webhooks/endpoints/${ep.id}/test`, key)).json();
+    const done = await eventually(async () => {
+      const d = await delivery(key, delivery_id);
+      return d.status === 'delivered' && d;
+    }, 5000, 'the delivery recorded');
+    expect(done.attempt_history).toMatchObject([{ status_code: 200, outcome: 'delivered', response_body: 'ok\ufffdbye' }]);
+    expect(receiver.on(nul.path)).toHaveLength(1);
+  });
+
   it('honours Retry-After, fails other 4xx and redirects at once, and disables the endpoint on 410', async () => {
     const { orgId, key } = await orgWithKey();
     const limited = receiver.route('limited', (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
@@ -411,10 +424,16 @@ describe('webhooks (e2e)', () => {
       ['GET', '/api/cdp/webhooks/deliveries?status=lost', undefined, 400, 'validation_failed'],
       ['GET', '/api/cdp/webhooks/deliveries?limit=0', undefined, 400, 'validation_failed'],
       ['GET', '/api/cdp/webhooks/deliveries?cursor=abc', undefined, 400, 'validation_failed'],
+      // Forged cursors whose date JavaScript reads but PostgreSQL refuses (`["1","x"]`, `["Tuesday 5","x"]`): were 500.
+      ['GET', `/api/cdp/webhooks/deliveries?cursor=${Buffer.from('["1","x"]').toString('base64url')}`, undefined, 400, 'validation_failed'],
+      ['GET', `/api/cdp/webhooks/deliveries?cursor=${Buffer.from('["Tuesday 5","x"]').toString('base64url')}`, undefined, 400, 'validation_failed'],
       ['GET', '/api/cdp/webhooks/deliveries?endpoint_id=x', undefined, 400, 'validation_failed'],
       ['GET', '/api/cdp/webhooks/deliveries?unknown=1', undefined, 400, 'validation_failed'],
       ['POST', `/api/cdp/webhooks/endpoints/${ep.id}/recover`, undefined, 400, 'validation_failed'],
       ['POST', `/api/cdp/webhooks/endpoints/${ep.id}/recover?since=yesterday`, undefined, 400, 'validation_failed'],
+      // ISO-8601, but year 0 (in UTC) is no PostgreSQL timestamp: was 500.
+      ['POST', `/api/cdp/webhooks/endpoints/${ep.id}/recover?since=0000-01-01T00:00:00Z`, undefined, 400, 'validation_failed'],
+      ['POST', `/api/cdp/webhooks/endpoints/${ep.id}/recover?since=${encodeURIComponent('0001-01-01T00:30:00+01:00')}`, undefined, 400, 'validation_failed'],
     ];
     for (const [method, url, payload, status, error] of cases) {
       const res = await call(method as 'GET', url, key, payload);

@@ -26,7 +26,14 @@ export const updateBody = apiInput(
 );
 export const endpointParams = z.object({ id: z.string().regex(ENDPOINT_ID_RE, 'must be a webhook endpoint id (ep_ and 32 hex digits)') });
 export const deliveryParams = z.object({ id: z.string().regex(DELIVERY_ID_RE, 'must be a webhook delivery id (dlv_ and 32 hex digits)') });
-export const recoverQuery = z.object({ since: z.iso.datetime({ offset: true, error: 'since must be an ISO-8601 date-time' }) }).strict();
+// A time PostgreSQL can compare with: year 0 or 10000 once in UTC (`0001-01-01T00:30:00+01:00`) is not one.
+export const recoverQuery = z
+  .object({
+    since: z.iso
+      .datetime({ offset: true, error: 'since must be an ISO-8601 date-time' })
+      .refine((s) => new Date(s).getUTCFullYear() >= 1 && new Date(s).getUTCFullYear() <= 9999, 'since must be between the years 1 and 9999 (in UTC)'),
+  })
+  .strict();
 export const listQuery = z
   .object({
     endpoint_id: z.string().regex(ENDPOINT_ID_RE, 'must be a webhook endpoint id').optional(),

@@ -42,3 +42,22 @@ describe('HttpSender keep-alive', () => {
     }
   });
 });
+
+describe('HttpSender response bodies', () => {
+  it('keeps a body holding U+0000 as text PostgreSQL can store (the NUL replaced), so the attempt can be recorded', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.end(Buffer.from('ok\u0000bye', 'utf8')));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const sut = new HttpSender(new TargetGuard(true), 2000);
+    try {
+      const r = await sut.send(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, '{}', {});
+      expect(r).toMatchObject({ statusCode: 200, responseBody: 'ok\ufffdbye' });
+    } finally {
+      sut.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

@@ -7,6 +7,13 @@ import { TargetGuard } from './target-guard';
 
 export const MAX_STORED_RESPONSE_BYTES = 20 * 1024;
 
+/**
+ * What a receiver answered, as text PostgreSQL can store: its text columns cannot hold U+0000,
+ * so a NUL in a response (or an error) would make the attempt unrecordable, and the delivery
+ * would be sent again and again without ever being recorded. Each NUL becomes U+FFFD.
+ */
+export const storableText = (text: string): string => text.replaceAll('\u0000', '\ufffd');
+
 export interface SendResult extends AttemptResult {
   latencyMs: number;
   /** At most 20 KB of the response body, as text. */
@@ -79,7 +86,7 @@ export class HttpSender {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        const responseBody = statusCode === null ? null : Buffer.concat(chunks).toString('utf8');
+        const responseBody = statusCode === null ? null : storableText(Buffer.concat(chunks).toString('utf8'));
         // Once the status arrived, the attempt has its answer; a slow body only loses its tail.
         resolve(done(statusCode === null ? { statusCode, error, errorKind, retryAfter, responseBody } : { statusCode, error: null, errorKind: null, retryAfter, responseBody }));
       };
@@ -113,7 +120,7 @@ export class HttpSender {
         res.on('error', () => finish(null, null));
         res.on('close', () => finish(null, null));
       });
-      req.on('error', (err: NodeJS.ErrnoException) => finish(`${err.code ?? 'error'}: ${err.message}`.slice(0, 500), 'network'));
+      req.on('error', (err: NodeJS.ErrnoException) => finish(storableText(`${err.code ?? 'error'}: ${err.message}`.slice(0, 500)), 'network'));
       req.end(body);
     });
   }
