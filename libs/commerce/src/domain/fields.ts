@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isCurrency } from './currencies';
+import { parseListingBound } from './iso-instant';
 import { required } from './validation';
 
 /**
@@ -57,3 +58,10 @@ export const amountField = () =>
     .int({ error: 'must be an integer number of minor units', abort: true })
     .min(1, { error: 'must be positive' })
     .max(Number.MAX_SAFE_INTEGER, { error: 'is too large' });
+
+/** A listing's `from` / `to`: a date or date-time (see parseListingBound), passed on as its canonical ISO instant. */
+export const listingBoundField = () =>
+  z
+    .string()
+    .refine((v) => parseListingBound(v) !== null, 'must be an ISO-8601 date or date-time')
+    .transform((v) => parseListingBound(v)!);

@@ -1,4 +1,4 @@
-import { daysInMonth, isIsoInstant, parseIsoInstant } from './iso-instant';
+import { daysInMonth, isIsoInstant, parseIsoInstant, parseListingBound } from './iso-instant';
 
 describe('strict ISO-8601 instants', () => {
   it('reads date-times with a zone, to the millisecond', () => {
@@ -61,5 +61,23 @@ describe('strict ISO-8601 instants', () => {
   it('knows the length of every month, leap years included', () => {
     expect([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((m) => daysInMonth(2026, m))).toEqual([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]);
     expect([2024, 2000, 1900, 2100].map((y) => daysInMonth(y, 2))).toEqual([29, 29, 28, 28]);
+  });
+
+  it('reads a listing bound as its canonical instant, and refuses days PostgreSQL would refuse', () => {
+    const cases: Array<[string, string | null]> = [
+      ['2024-02-29', '2024-02-29T00:00:00.000Z'],
+      ['2026-11-21T10:00:00+05:30', '2026-11-21T04:30:00.000Z'],
+      ['2026-11-21T10:00:00.250Z', '2026-11-21T10:00:00.250Z'],
+      ['2026-02-30', null],
+      ['2025-02-29T10:00:00Z', null],
+      ['2026-13-01', null],
+      ['2026-00-10', null],
+      ['0000-01-01', null],
+      ['0001-01-01T00:00:00+01:00', null],
+      ['9999-12-31T23:00:00-14:00', null],
+      ['yesterday', null],
+      ['March 7 2026', null],
+    ];
+    for (const [text, iso] of cases) expect([text, parseListingBound(text)]).toEqual([text, iso]);
   });
 });

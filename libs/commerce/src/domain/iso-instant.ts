@@ -35,3 +35,20 @@ export function parseIsoInstant(value: unknown): number | null {
 }
 
 export const isIsoInstant = (value: unknown): value is string => parseIsoInstant(value) !== null;
+
+/**
+ * A listing's time bound (`from`, `to`): an ISO-8601 date or date-time as Date.parse reads it, on
+ * a real calendar day, at an instant of years 0001..9999; answered as that instant's
+ * `toISOString()`, the one form PostgreSQL reads the same way. Null otherwise: Date.parse rolls
+ * 2026-02-30 over to March and reads year 0000, which PostgreSQL refuses (a 500 before this).
+ */
+export function parseListingBound(value: string): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  const ms = Date.parse(value);
+  if (!m || Number.isNaN(ms)) return null;
+  const [year, month, day] = [m[1], m[2], m[3]].map(Number);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  const at = new Date(ms);
+  if (at.getUTCFullYear() < 1 || at.getUTCFullYear() > 9999) return null;
+  return at.toISOString();
+}

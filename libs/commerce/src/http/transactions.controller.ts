@@ -9,6 +9,7 @@ import { ApiJsonResponse, ApiPathParams, ApiQueryParams, schemaRef, ZodPipe } fr
 import { verifyRecord } from '../receipts/signed-record';
 import { RecordVerifier } from '../receipts/record-verifier';
 import { TRANSACTION_ID_RE } from '../transactions/transaction.events';
+import { listingBoundField } from '../domain/fields';
 import { txParams } from './commerce-http';
 import { TransactionQueries, transactionView } from '../transactions/transaction.queries';
 import { TransactionRows } from '../transactions/transaction-rows.repository';
@@ -16,7 +17,6 @@ import { AnchorTimelinesCommand } from '../anchor-timelines/anchor-timelines.com
 import './commerce.openapi';
 
 const receiptParams = z.object({ transaction_id: z.string().regex(TRANSACTION_ID_RE, 'must be a transaction id: txn_ followed by 32 hex digits') });
-const instant = z.string().refine((v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}/.test(v), 'must be an ISO-8601 date or date-time');
 const listQuery = z.strictObject({
   status: z
     .enum(TRANSACTION_STATUSES as [TransactionStatus, ...TransactionStatus[]])
@@ -26,8 +26,8 @@ const listQuery = z.strictObject({
     ),
   merchant_id: z.string().min(1).max(128).optional(),
   agent: z.string().min(1).max(256).optional(),
-  from: instant.optional(),
-  to: instant.optional(),
+  from: listingBoundField().optional(),
+  to: listingBoundField().optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().min(1).max(512).optional(),
 });

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { ApproveAuthorizationCommand, AUTHORIZATION_ID_RE, RejectAuthorizationCommand, TRANSACTION_ID_RE, TRANSACTION_STATUSES, TransactionStatus } from '@app/commerce';
+import { ApproveAuthorizationCommand, AUTHORIZATION_ID_RE, parseListingBound, RejectAuthorizationCommand, TRANSACTION_ID_RE, TRANSACTION_STATUSES, TransactionStatus } from '@app/commerce';
 import { AppError, DomainError } from '@app/core';
 import { ZodPipe } from '@app/http';
 import { ConsoleAuth, ConsoleViewer } from '../people/console-auth';
@@ -17,15 +17,16 @@ import { sessionTokenOf } from './console-forms';
 import { parseAmount } from './amount';
 import { SignInThrottle } from './sign-in-throttle';
 
-const instant = z.string().refine((v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}/.test(v), 'must be an ISO-8601 date or date-time');
 const empty = (v: unknown) => (v === '' ? undefined : v);
+/** As the API's (listingBoundField); the form shows what was typed, the query gets the canonical instant. */
+const bound = z.string().refine((v) => parseListingBound(v) !== null, 'must be an ISO-8601 date or date-time');
 /** The API's listing filters (GET /api/cdp/transactions); an empty field of the form means "any". */
 const listQuery = z.strictObject({
   status: z.preprocess(empty, z.enum(TRANSACTION_STATUSES as [TransactionStatus, ...TransactionStatus[]]).optional()),
   merchant_id: z.preprocess(empty, z.string().max(128).optional()),
   agent: z.preprocess(empty, z.string().max(256).optional()),
-  from: z.preprocess(empty, instant.optional()),
-  to: z.preprocess(empty, instant.optional()),
+  from: z.preprocess(empty, bound.optional()),
+  to: z.preprocess(empty, bound.optional()),
   cursor: z.preprocess(empty, z.string().max(512).optional()),
 });
 const authParams = z.object({ authorization_id: z.string().regex(AUTHORIZATION_ID_RE, 'must be an authorization id') });
@@ -83,7 +84,8 @@ export class ConsoleController {
     requireScope(viewer, 'payments:read');
     const q = new ZodPipe(listQuery, 'query').transform(raw ?? {});
     const { cursor, ...filters } = q;
-    const page = await this.reads.transactions(viewer.user.org_id, { ...filters, cursor, limit: 50 });
+    const instants = { from: filters.from && parseListingBound(filters.from)!, to: filters.to && parseListingBound(filters.to)! };
+    const page = await this.reads.transactions(viewer.user.org_id, { ...filters, ...instants, cursor, limit: 50 });
     sendPage(reply, 200, transactionsPage(viewer, page.items, filters, page.next_cursor));
   }
 
