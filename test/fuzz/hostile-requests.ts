@@ -165,6 +165,14 @@ const ref = (doc: OpenApiDocument, schema: Schema): Schema =>
 
 const ISO_IN = (ms: number) => new Date(Date.now() + ms).toISOString();
 
+/** Times JavaScript's Date reads but PostgreSQL refuses, or off the calendar: each was once a 500 here. */
+const EDGE_TIMES = ['2026-02-30T00:00:00Z', '0000-01-01T00:00:00Z', '0001-01-01T00:30:00+01:00', '9999-12-31T23:59:59-01:00', '+275760-09-13T00:00:00.000Z', '1', 'March 7', '2026-11-21T10:00:00.000Z'];
+const timeValue = fc.oneof({ weight: 4, arbitrary: fc.integer({ min: -3_600_000, max: 30 * 86_400_000 }).map(ISO_IN) }, { weight: 1, arbitrary: fc.constantFrom(...EDGE_TIMES) });
+/** A cursor shaped like the service's (base64url JSON [time, id]) but forged: its parts are edge times and hostile ids. */
+const forgedCursor = fc
+  .tuple(fc.oneof(fc.constantFrom(...EDGE_TIMES), fc.constant(new Date().toISOString())), fc.oneof(fc.constantFrom('txn_1', 'a\u0000b', '', 'z'.repeat(65)), hostileString.filter((x) => x.length < 50)))
+  .map((pair) => Buffer.from(JSON.stringify(pair)).toString('base64url'));
+
 /** A value the schema accepts (as far as a generator can know: patterns, bounds, required fields). */
 export function schemaValue(doc: OpenApiDocument, input: Schema | undefined, name = '', depth = 0): fc.Arbitrary<unknown> {
   if (!input) return fc.jsonValue({ maxDepth: 2 });
@@ -180,7 +188,8 @@ export function schemaValue(doc: OpenApiDocument, input: Schema | undefined, nam
         const max = Math.max(min, Math.min((schema.maxLength as number | undefined) ?? 24, 24));
         if (name === 'url') arb = fc.constantFrom('http://127.0.0.1:9/hook', 'https://127.0.0.1:9/h?x=1', 'http://[::1]:9/', 'ftp://127.0.0.1/', 'http://no-such-host.invalid/');
         else if (name === 'currency') arb = fc.constantFrom('USD', 'EUR', 'XXX', 'usd');
-        else if (schema.format === 'date-time' || /T\(\?:/.test(String(schema.pattern ?? ''))) arb = fc.integer({ min: -3_600_000, max: 30 * 86_400_000 }).map(ISO_IN);
+        else if (name === 'cursor') arb = forgedCursor;
+        else if (schema.format === 'date-time' || /T\(\?:/.test(String(schema.pattern ?? ''))) arb = timeValue;
         else if (schema.format === 'uuid') arb = fc.uuid();
         else if (typeof schema.pattern === 'string') arb = fc.stringMatching(new RegExp(schema.pattern as string));
         else arb = fc.string({ minLength: min, maxLength: max });
