@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { toBase64Url } from './base64url';
 import { generateEd25519KeyPair, privateKeyFromPkcs8, signEd25519, verifyEd25519 } from './ed25519';
-import { KeyRing, KeyRingError, keyVerdict, PublicSigningKey, StoredSigningKey } from './key-ring';
+import { KeyRing, KeyRingError, keyVerdict, PublicSigningKey, ROTATION_GRACE_MS, StoredSigningKey } from './key-ring';
 import { decryptSecret, DecryptionError } from './secret-box';
 
 const T0 = new Date('2025-01-01T00:00:00.000Z'); // ring created
@@ -9,6 +9,8 @@ const T1 = new Date('2025-02-01T00:00:00.000Z'); // rotation
 const T2 = new Date('2025-03-01T00:00:00.000Z'); // revocation
 const at = (base: Date, ms: number): Date => new Date(base.getTime() + ms);
 const DAY = 24 * 3600 * 1000;
+/** A key rotated out at T1 verifies what is dated up to this (ROTATION_GRACE_MS later). */
+const T1_RETIRED = at(T1, ROTATION_GRACE_MS);
 
 const msg = Buffer.from('{"artifact":"sha256:abc","issued_at":"2025-01-02T00:00:00Z"}');
 
@@ -157,7 +159,7 @@ describe('KeyRing.rotate', () => {
     const ring = KeyRing.create(kek, T0);
     const first = ring.active();
     const { activated, retired } = ring.rotate(T1);
-    expect(retired).toEqual({ ...first, status: 'retired', retired_at: T1.toISOString() });
+    expect(retired).toEqual({ ...first, status: 'retired', retired_at: T1_RETIRED.toISOString() });
     expect(activated.key_id).not.toBe(first.key_id);
     expect(activated).toMatchObject({ status: 'active', created_at: T1.toISOString(), retired_at: null, revoked_at: null });
     expect(ring.active()).toEqual(activated);
@@ -171,7 +173,7 @@ describe('KeyRing.rotate', () => {
     expect(activeCount(ring)).toBe(1);
     expect(ring.list().filter((k) => k.status === 'retired')).toHaveLength(2);
     // The first key keeps its original retirement time.
-    expect(ring.get(first.key_id)!.retired_at).toBe(T1.toISOString());
+    expect(ring.get(first.key_id)!.retired_at).toBe(T1_RETIRED.toISOString());
   });
 
   it('signs with the new key after rotation', () => {
@@ -190,7 +192,10 @@ describe('KeyRing.rotate', () => {
     ring.rotate(T1);
     expect(ring.verify(old.key_id, msg, old.signature, at(T0, DAY))).toEqual({ valid: true });
     expect(ring.verify(old.key_id, msg, old.signature, at(T1, -1))).toEqual({ valid: true });
-    expect(ring.verify(old.key_id, msg, old.signature, at(T1, 1))).toEqual({
+    // Signed by a process that had not heard of the rotation yet: within the grace, it verifies.
+    expect(ring.verify(old.key_id, msg, old.signature, at(T1, 1))).toEqual({ valid: true });
+    expect(ring.verify(old.key_id, msg, old.signature, T1_RETIRED)).toEqual({ valid: true });
+    expect(ring.verify(old.key_id, msg, old.signature, at(T1_RETIRED, 1))).toEqual({
       valid: false,
       reason: 'signed_after_retirement',
     });
@@ -227,7 +232,7 @@ describe('KeyRing.revoke', () => {
     expect(revoked).toMatchObject({
       key_id: old.key_id,
       status: 'revoked',
-      retired_at: T1.toISOString(),
+      retired_at: T1_RETIRED.toISOString(),
       revoked_at: T2.toISOString(),
     });
     expect(revoked).not.toHaveProperty('encrypted_private_key');

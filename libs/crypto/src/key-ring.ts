@@ -7,6 +7,15 @@ import { decryptSecret, encryptSecret } from './secret-box';
 
 export type SigningKeyStatus = 'active' | 'retired' | 'revoked';
 
+/**
+ * How long after a rotation the retired key still verifies what it signed: its `retired_at` is the
+ * rotation's time plus this. Every process signs with the ring it last loaded, and hears of a
+ * rotation only once it is committed and announced (NOTIFY, then a reload), so records signed
+ * meanwhile carry the old key and a time after the rotation was decided; with `retired_at` at the
+ * rotation's time they never verified. A revocation (a compromise) takes no grace.
+ */
+export const ROTATION_GRACE_MS = 5 * 60 * 1000;
+
 /** A signing key as stored: the private key only ever encrypted. */
 export interface StoredSigningKey {
   key_id: string;
@@ -113,12 +122,15 @@ export class KeyRing {
     return [...this.keys.values()].map((k) => ({ ...k }));
   }
 
-  /** A new active key; the previous active key becomes `retired` (it still verifies). */
+  /**
+   * A new active key; the previous active key becomes `retired`: it signs no more, and verifies
+   * what it signed dated up to `retired_at`, ROTATION_GRACE_MS after `now` (see there).
+   */
   rotate(now: Date = new Date()): { activated: PublicSigningKey; retired: PublicSigningKey | null } {
     const previous = [...this.keys.values()].find((k) => k.status === 'active') ?? null;
     if (previous) {
       previous.status = 'retired';
-      previous.retired_at = now.toISOString();
+      previous.retired_at = new Date(now.getTime() + ROTATION_GRACE_MS).toISOString();
     }
     const next = this.newKey(now);
     this.keys.set(next.key_id, next);

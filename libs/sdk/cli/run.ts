@@ -106,7 +106,8 @@ async function verifyCommand(argv: string[], io: CliIo): Promise<Outcome> {
   const keys = await keysFrom(p, io, 'the signing keys are needed: give --keys keys.json to stay offline');
   const artifact = flag(p, 'artifact');
   const artifactHash = artifact ? hashContent(await readBytes(artifact, 'artifact')) : undefined;
-  const r = verifyCertificate(signed, keys, artifactHash ? { artifactHash } : {});
+  // Looked up by id: the payload served must be that certificate's.
+  const r = verifyCertificate(signed, keys, { ...(artifactHash ? { artifactHash } : {}), ...(online ? { certificateId: target } : {}) });
   const subject = `certificate ${r.certificate_id ?? '(no id)'}${r.schema_version ? ` (${r.schema_version})` : ''}`;
   const key = r.key_id ? ` by key ${r.key_id}${r.key_status ? ` (${r.key_status})` : ''}` : '';
   const lines = r.valid

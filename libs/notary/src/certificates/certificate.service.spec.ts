@@ -77,5 +77,25 @@ describe('CertificateService verification (on the real store)', () => {
       [ids[0], 'ISSUED', true],
     ]);
   });
-});
 
+  it('finds a certificate by its id in upper case too (a uuid is case-insensitive)', async () => {
+    const { sut } = await startProcess();
+    const m = await sut.issue('org_a', { content: 'upper' });
+    const upper = m.payload.certification_id.toUpperCase();
+    expect(await sut.verify(upper, m.payload.dataset_hash)).toMatchObject({ verified: true, status: 'ISSUED', certificate_id: m.payload.certification_id, artifact_hash_match: true });
+    expect(await sut.manifest(upper)).toEqual(m);
+    expect(await sut.verifyHash(upper, m.payload.dataset_hash)).toMatchObject({ verified: true, error: null });
+    expect((await sut.verificationReport(upper))?.report).toMatchObject({ verified: true });
+  });
+
+  it('refuses a record holding another certificate\'s genuine payload and signature (it certifies that one, not this)', async () => {
+    const { sut } = await startProcess();
+    const a = await sut.issue('org_a', { content: 'artifact a' });
+    const b = await sut.issue('org_a', { content: 'artifact b' });
+    const id = a.payload.certification_id;
+    await t.db.query('UPDATE certificates SET payload = $2::json, signature = $3, key_id = $4 WHERE certificate_id = $1', [id, JSON.stringify(b.payload), b.signature.value, b.signature.key_id]);
+    expect(await sut.verify(id, b.payload.dataset_hash)).toMatchObject({ verified: false, certificate_id: id, reason: 'certificate_id_mismatch' });
+    expect(await sut.verifyHash(id, b.payload.dataset_hash)).toMatchObject({ verified: false, signature_valid: false, error: 'certificate_id_mismatch' });
+    expect(await sut.verify(b.payload.certification_id)).toMatchObject({ verified: true });
+  });
+});

@@ -53,6 +53,8 @@ export class CertificateService {
    * manifest and its signature check are reused while the row is unchanged.
    */
   private async stored(certificateId: string): Promise<CachedCertificate | null> {
+    // A uuid names the same certificate in either case; PostgreSQL answers with the lowercase id.
+    certificateId = certificateId.toLowerCase();
     const row = await this.readModel.row(certificateId);
     if (!row) return null;
     const cached = this.cache.get(certificateId);
@@ -76,7 +78,7 @@ export class CertificateService {
   /** The verdict together with the manifest it was made on (one read). */
   async verifyWithManifest(certificateId: string, artifactHash?: string): Promise<{ result: VerificationResult; manifest: SignedManifest | null }> {
     const entry = await this.stored(certificateId);
-    return { result: this.verdict(certificateId, entry, artifactHash), manifest: entry?.manifest ?? null };
+    return { result: this.verdict(certificateId.toLowerCase(), entry, artifactHash), manifest: entry?.manifest ?? null };
   }
 
   /**
@@ -171,7 +173,7 @@ export class CertificateService {
     return { certificate_id: certificateId, manifest_hash: row.manifest_hash, prediction_hash: hash, proof, verified: verifyPredictionProof(proof, hash, row.manifest_hash) };
   }
 
-  checkSignature(m: SignedManifest): KeyVerdict {
+  checkSignature(m: SignedManifest): KeyVerdict | { valid: false; reason: 'certificate_id_mismatch' } {
     return this.checkEntry({ manifest: m });
   }
 
@@ -180,8 +182,10 @@ export class CertificateService {
    * entry; the key's status rule (retired, revoked) is applied on every call, from the ring this
    * process reloads whenever any process changes a key.
    */
-  private checkEntry(entry: Pick<CachedCertificate, 'manifest' | 'signature'>): KeyVerdict {
+  private checkEntry(entry: Pick<CachedCertificate, 'manifest' | 'signature'> & { row?: CachedCertificate['row'] }): KeyVerdict | { valid: false; reason: 'certificate_id_mismatch' } {
     const m = entry.manifest;
+    // The signed payload names its certificate: a record holding another certificate's payload is not this one.
+    if (entry.row && String(m.payload.certification_id).toLowerCase() !== entry.row.certificate_id.toLowerCase()) return { valid: false, reason: 'certificate_id_mismatch' };
     const key = this.keys.current.get(m.signature.key_id);
     const publicKey = key?.public_key ?? null;
     if (!entry.signature || entry.signature.publicKey !== publicKey) entry.signature = { publicKey, check: ed25519Check(m, publicKey) };

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { ROTATION_GRACE_MS } from '@app/crypto';
 import { InMemoryEventStore } from '@app/event-store';
+import { verifyCertificate } from '@app/sdk';
+import { signingMessage } from '../domain/certificate';
 import { SIGNING_KEY_CREATED, SIGNING_KEY_RETIRED, SIGNING_KEYS_STREAM } from '../domain/signing-key-ring.aggregate';
 import { InMemorySigningKeySecrets, SigningKeyRepository } from '../signing-keys/signing-key.repository';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
@@ -24,7 +27,8 @@ describe('RotateSigningKeyHandler (on the in-memory store)', () => {
     const first = ring.current.active();
     const at = new Date('2026-03-01T12:00:00.000Z');
     const result = await new RotateSigningKeyHandler(keys, kek).execute(new RotateSigningKeyCommand(at));
-    expect(result.retired).toMatchObject({ key_id: first.key_id, status: 'retired', retired_at: at.toISOString() });
+    // The retired key verifies what is dated up to the grace after the rotation (a process that has not reloaded yet still signs with it).
+    expect(result.retired).toMatchObject({ key_id: first.key_id, status: 'retired', retired_at: new Date(at.getTime() + ROTATION_GRACE_MS).toISOString() });
     expect(result.activated).toMatchObject({ status: 'active', created_at: at.toISOString() });
     // This process's ring follows at once, and signs with the new key.
     expect(ring.current.active().key_id).toBe(result.activated.key_id);
@@ -62,5 +66,34 @@ describe('RotateSigningKeyHandler (on the in-memory store)', () => {
     expect(final.keys).toHaveLength(3);
     // Exactly the recorded keys have sealed private keys: the losing decision's was discarded.
     expect([...secrets.sealed.keys()].sort()).toEqual(final.keys.map((k) => k.key_id).sort());
+  });
+
+  it('a certificate another process signs with the old key while the rotation is being committed still verifies, on the server and in the SDK', async () => {
+    // Another process: its own repository, so nothing this process announces reaches it; it still holds the ring before the rotation.
+    const otherProcess = new SigningKeyStore(new SigningKeyRepository(store, secrets), kek);
+    await otherProcess.start();
+    const oldKey = ring.current.active().key_id;
+    const at = new Date();
+    await new RotateSigningKeyHandler(keys, kek).execute(new RotateSigningKeyCommand(at));
+    // Issued by the other process a moment after the rotation was decided, before it heard of it.
+    const payload = {
+      schema_version: 'service.cert.v1',
+      certification_id: '9b2f4c1e-3d5a-4e6f-8a7b-1c2d3e4f5a6b',
+      timestamp: new Date(at.getTime() + 500).toISOString(),
+      issuer: 'localhost',
+      dataset_hash: `sha256:${'a'.repeat(64)}`,
+      algorithm: 'sha256',
+      rows: 0,
+      columns: 0,
+    };
+    const signed = otherProcess.current.sign(signingMessage(payload));
+    expect(signed.key_id).toBe(oldKey);
+    expect(ring.current.verify(oldKey, signingMessage(payload), signed.signature, new Date(payload.timestamp))).toEqual({ valid: true });
+    const manifest = { schema_version: 'service.manifest.v1', payload, signature: { alg: 'Ed25519', key_id: oldKey, value: signed.signature.toString('base64url') } };
+    expect(verifyCertificate(manifest, { keys: ring.current.list() })).toMatchObject({ valid: true, key_status: 'retired' });
+    // Past the grace, the retired key verifies nothing.
+    const late = { ...payload, timestamp: new Date(at.getTime() + ROTATION_GRACE_MS + 1).toISOString() };
+    expect(ring.current.verify(oldKey, signingMessage(late), otherProcess.current.sign(signingMessage(late)).signature, new Date(late.timestamp))).toEqual({ valid: false, reason: 'signed_after_retirement' });
+    await otherProcess.stop();
   });
 });

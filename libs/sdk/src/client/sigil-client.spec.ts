@@ -254,3 +254,17 @@ describe('SigilClient typed methods', () => {
     expect(calls[0].url).toBe('https://sigil.test/api/certificates/..%2Fadmin%3Fx%3D1');
   });
 });
+
+describe('SigilClient.verifyCertificateLocally', () => {
+  it('refuses a genuine certificate served in place of the one asked for', async () => {
+    const { ServerSigner } = await import('../../test/server-signer');
+    const server = new ServerSigner();
+    const served = server.manifest(server.payload());
+    const fetch = (async (url: string) =>
+      json(200, url.endsWith('/.well-known/signing-keys.json') ? server.keysDocument() : served)) as unknown as typeof globalThis.fetch;
+    const client = new SigilClient({ baseUrl: 'https://sigil.test/', fetch, sleep: async () => undefined });
+    expect(await client.verifyCertificateLocally(served.payload.certification_id)).toMatchObject({ valid: true });
+    const asked = '00000000-0000-4000-8000-000000000000';
+    expect(await client.verifyCertificateLocally(asked)).toMatchObject({ valid: false, reason: 'certificate_id_mismatch', certificate_id: served.payload.certification_id });
+  });
+});

@@ -91,7 +91,7 @@ export class SigilClient extends SigilTransport {
   /** Fetches the signed payload and the keys, and checks the signature here rather than trusting the server. */
   async verifyCertificateLocally(certificateId: string, options: VerifyCertificateOptions = {}): Promise<CertificateVerification> {
     const [signed, keys] = await Promise.all([this.getSignedPayload(certificateId), this.getSigningKeys()]);
-    return verifyCertificate(signed, keys, options);
+    return verifyCertificate(signed, keys, { certificateId, ...options });
   }
 
   /** Buys issuance credits; the Idempotency-Key makes a retry the same checkout, charged once. */

@@ -112,6 +112,20 @@ describe('verifyCertificate (signed by the server code, verified by the SDK)', (
     expect(verifyCertificate(manifest, keys, { artifactHash: 'nonsense' })).toMatchObject({ valid: false, reason: 'artifact_hash_mismatch', artifact_hash_match: false });
   });
 
+  it('given the id asked for, refuses another genuine certificate served in its place', () => {
+    const server = new ServerSigner();
+    const manifest = server.manifest(server.payload());
+    const keys = server.keysDocument();
+    const id = manifest.payload.certification_id;
+    expect(verifyCertificate(manifest, keys, { certificateId: id })).toMatchObject({ valid: true });
+    expect(verifyCertificate(manifest, keys, { certificateId: id.toUpperCase() })).toMatchObject({ valid: true });
+    expect(verifyCertificate(manifest, keys, { certificateId: crypto.randomUUID(), artifactHash: manifest.payload.dataset_hash })).toMatchObject({
+      valid: false,
+      reason: 'certificate_id_mismatch',
+      certificate_id: id,
+    });
+  });
+
   it('verifies deprecated cert.v2 with is_deprecated and refuses unknown schema versions', () => {
     const server = new ServerSigner();
     const keys = server.keysDocument();

@@ -33,7 +33,7 @@ export interface SignedManifest {
 /** GET /api/certificates/{id}: the payload's fields plus `signature: "ed25519:<base64url>"` (no key id). */
 export type Certificate = CertificatePayload & { signature: string };
 
-export type CertificateFailure = SignatureFailure | 'malformed' | 'unsupported_schema_version' | 'artifact_hash_mismatch';
+export type CertificateFailure = SignatureFailure | 'malformed' | 'unsupported_schema_version' | 'artifact_hash_mismatch' | 'certificate_id_mismatch';
 
 export interface CertificateVerification {
   valid: boolean;
@@ -57,6 +57,11 @@ export interface CertificateVerification {
 export interface VerifyCertificateOptions {
   /** The artifact's hash (`sha256:<hex>` or bare hex), checked against the certificate's dataset_hash. */
   artifactHash?: string;
+  /**
+   * The certificate id asked for: the payload must name it (any case). Without it, another genuine
+   * certificate of the authority, served in its place, would verify.
+   */
+  certificateId?: string;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -130,6 +135,9 @@ export function verifyCertificate(signedPayload: unknown, keysDocument: unknown,
   }
   if (!verdict.valid) return fail(verdict.reason);
   result.warnings.push(...verdict.warnings);
+  if (options.certificateId !== undefined && (result.certificate_id === null || result.certificate_id.toLowerCase() !== options.certificateId.toLowerCase())) {
+    return fail('certificate_id_mismatch');
+  }
   if (result.artifact_hash_match === false) return fail('artifact_hash_mismatch');
   return { ...result, valid: true };
 }

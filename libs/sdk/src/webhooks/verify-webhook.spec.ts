@@ -120,7 +120,7 @@ describe('verifyWebhook', () => {
     expect(verifyWebhook(body, signedByFirst, server.keysDocument())).toMatchObject({ valid: true });
     const s2 = new ServerSigner(new Date(Date.now() - 10 * 86_400_000));
     const headers2 = serverHeaders(s2, id, ts, body, []);
-    s2.ring.rotate(new Date((ts - 60) * 1000)); // retired before: it should not have signed this
+    s2.ring.rotate(new Date((ts - 3600) * 1000)); // retired (grace included) before: it should not have signed this
     expect(verifyWebhook(body, headers2, s2.keysDocument())).toMatchObject({ valid: false, reason: 'no_matching_signature' });
   });
 
