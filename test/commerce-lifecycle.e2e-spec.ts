@@ -304,6 +304,18 @@ describe('agent commerce lifecycle (e2e)', () => {
     expect(timeline.chain).toMatchObject({ valid: false, broken_at_revision: 0, reason: 'hash_mismatch' });
   });
 
+  it('a decision whose event type was edited, the old type kept as hashed_type, fails its chain check', async () => {
+    const { key } = await orgWithKey();
+    const d = await authorize(key, { merchant_id: 'm_bad' });
+    expect(d.decision).toBe('blocked');
+    const db = t.app.get(SqlDatabase);
+    await db.query(`UPDATE events SET hashed_type = type, type = 'authorization.approved' WHERE stream_id = $1 AND revision = 1`, [`transaction-${d.transaction_id}`]);
+    const timeline = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/events`, key)).json();
+    expect(timeline.events[1].event_type).toBe('authorization.approved');
+    expect(timeline.chain_valid).toBe(false);
+    expect(timeline.chain).toMatchObject({ valid: false, broken_at_revision: 1, reason: 'hash_mismatch' });
+  });
+
   describe('on the real sandbox provider', () => {
     let sandbox: TestApp;
     beforeAll(async () => {
