@@ -304,6 +304,18 @@ describe('agent commerce lifecycle (e2e)', () => {
     expect(timeline.chain).toMatchObject({ valid: false, broken_at_revision: 0, reason: 'hash_mismatch' });
   });
 
+  it('a decision whose event type was edited, the old type kept as hashed_type, fails its chain check', async () => {
+    const { key } = await orgWithKey();
+    const d = await authorize(key, { merchant_id: 'm_bad' });
+    expect(d.decision).toBe('blocked');
+    const db = t.app.get(SqlDatabase);
+    await db.query(`UPDATE events SET hashed_type = type, type = 'authorization.approved' WHERE stream_id = $1 AND revision = 1`, [`transaction-${d.transaction_id}`]);
+    const timeline = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/events`, key)).json();
+    expect(timeline.events[1].event_type).toBe('authorization.approved');
+    expect(timeline.chain_valid).toBe(false);
+    expect(timeline.chain).toMatchObject({ valid: false, broken_at_revision: 1, reason: 'hash_mismatch' });
+  });
+
   describe('on the real sandbox provider', () => {
     let sandbox: TestApp;
     beforeAll(async () => {
@@ -446,6 +458,11 @@ describe('agent commerce lifecycle (e2e)', () => {
       ['a lower-case currency', { currency: 'usd' }, 'currency'],
       ['a malformed expiry', { expiration_iso: '2026-13-45T99:00:00Z' }, 'expiration_iso'],
       ['an expiry without a zone', { expiration_iso: '2030-01-01T00:00:00' }, 'expiration_iso'],
+      // PostgreSQL refuses year 0 (was 500); year 0 in UTC was stored as a BC date that the embedded
+      // driver cannot read back, so every later read of the transaction and the listing was 500.
+      ['a year-0 expiry', { expiration_iso: '0000-06-01T00:00:00Z' }, 'expiration_iso'],
+      ['an expiry in year 0 once in UTC', { expiration_iso: '0001-01-01T00:00:00+01:00' }, 'expiration_iso'],
+      ['an expiry past the year 9999 once in UTC', { expiration_iso: '9999-12-31T23:59:59-01:00' }, 'expiration_iso'],
       ['a merchant display name', { merchant_id: 'Acme Travel Inc.' }, 'merchant_id'],
       ['an unknown field', { tip_cents: 5 }, ''],
     ])('refuses %s with 400 naming the field', async (_what, over, field) => {

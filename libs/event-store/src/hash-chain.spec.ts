@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RecordedEvent } from './event-store.port';
-import { eventHash, verifyChain } from './hash-chain';
+import { eventHash, isRecordedRename, verifyChain } from './hash-chain';
 
 /** Builds a valid chain of n events for stream s. */
 function chain(n: number, s = 'order-1'): RecordedEvent[] {
@@ -66,6 +66,24 @@ describe('verifyChain', () => {
     expect(verifyChain('order-1', [events[0], events[2], events[3]])).toMatchObject({ valid: false, broken_at_revision: 2, reason: 'revision_gap' });
     expect(verifyChain('order-1', [events[1], events[0]])).toMatchObject({ valid: false, reason: 'revision_gap' });
     expect(verifyChain('order-1', events.slice(1))).toMatchObject({ valid: false, broken_at_revision: 1, reason: 'revision_gap' });
+  });
+
+  it('hashes the old name only for a recorded rename; an edited type kept as hashed_type is reported', () => {
+    const renamed = (type: string, hashed_type: string) => {
+      const events = chain(3);
+      const base = { ...events[1], type: hashed_type };
+      events[1] = { ...events[1], type, hashed_type, hash: eventHash(base) };
+      events[2] = { ...events[2], prev_hash: events[1].hash, hash: eventHash({ ...events[2], prev_hash: events[1].hash }) };
+      return events;
+    };
+    expect(verifyChain('order-1', renamed('certificate.issued', 'CertificateIssued'))).toMatchObject({ valid: true });
+    expect(verifyChain('order-1', renamed('authorization.approved', 'authorization.rejected'))).toMatchObject({
+      valid: false,
+      broken_at_revision: 1,
+      reason: 'hash_mismatch',
+    });
+    expect(isRecordedRename('A', 'C', { A: 'B', B: 'C' })).toBe(true);
+    expect(isRecordedRename('C', 'A', { A: 'B', B: 'C' })).toBe(false);
   });
 
   it('reports an event whose data can no longer be canonicalized', () => {

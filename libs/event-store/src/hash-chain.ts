@@ -1,5 +1,21 @@
 import { canonicalJson, sha256Tagged } from '@app/crypto';
 import type { ChainVerdict, RecordedEvent } from './event-store.port';
+import { RENAMED_EVENT_TYPES } from './sql/event-type-names.migrations';
+
+/**
+ * Whether `type` is `hashedType`, or what a recorded rename made of it (through later renames too).
+ * Only such a pair may hash the old name: otherwise a row whose type was edited, with the old
+ * type written into `hashed_type`, would hash as it did and pass for unaltered.
+ */
+export function isRecordedRename(hashedType: string, type: string, renames: Readonly<Record<string, string>> = RENAMED_EVENT_TYPES): boolean {
+  if (hashedType === type) return true;
+  let name = hashedType;
+  for (let step = 0; step < 16 && Object.prototype.hasOwnProperty.call(renames, name); step++) {
+    name = renames[name];
+    if (name === type) return true;
+  }
+  return false;
+}
 
 /** The fields a link hashes: the event as written, its place in the stream, and prev_hash. */
 export type HashedFields = Pick<
@@ -35,6 +51,8 @@ export function verifyChain(streamId: string, events: RecordedEvent[]): ChainVer
       ({ valid: false, stream_id: streamId, events: events.length, broken_at_revision: e.revision, event_id: e.event_id, reason, expected, actual }) as const;
     if (e.revision !== i) return broken('revision_gap', i, e.revision);
     if (e.prev_hash !== prev) return broken('prev_hash_mismatch', prev, e.prev_hash);
+    // A hashed_type that no rename explains: the type was edited (the hash would still match).
+    if (e.hashed_type != null && !isRecordedRename(e.hashed_type, e.type)) return broken('hash_mismatch', e.hashed_type, e.type);
     let computed: string;
     try {
       computed = eventHash(e);

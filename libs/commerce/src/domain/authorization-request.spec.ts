@@ -90,8 +90,11 @@ describe('payment_authorization.v1 request', () => {
   });
 
   it('needs expiration_iso to be a strict ISO-8601 date-time with a zone', () => {
-    for (const bad of ['2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-12-31', '2026-12-31T10:00:00', 'garbage', '', 1767225600, null]) {
+    for (const bad of ['2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-12-31', '2026-12-31T10:00:00', 'garbage', '', 1767225600, null, '0000-01-01T00:00:00Z', '0001-01-01T00:59:59+01:00', '9999-12-31T23:59:59-00:01']) {
       expect([bad, failingFields(request({ expiration_iso: bad }))]).toEqual([bad, ['expiration_iso']]);
+    }
+    for (const ok of ['0001-01-01T00:00:00Z', '0001-01-01T01:00:00+01:00', '9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59+01:00']) {
+      expect(parseAuthorizationRequest(request({ expiration_iso: ok })).expiration_iso).toBe(ok);
     }
   });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { agentIdField, amountField, currencyField, merchantIdField, policyIdField, purposeTagField } from './fields';
-import { isIsoInstant } from './iso-instant';
+import { isIsoInstant, isStorableInstant } from './iso-instant';
 import { invalid, required } from './validation';
 
 export const AUTHORIZATION_SCHEMA = 'payment_authorization.v1';
@@ -33,7 +33,8 @@ export const authorizationRequestSchema = z.strictObject(
     delegated_authority: agentIdField().optional(),
     expiration_iso: z
       .string({ error: required('an ISO-8601 date-time with a zone, e.g. 2026-12-31T23:59:59Z') })
-      .refine(isIsoInstant, { error: 'must be a valid ISO-8601 date-time with a zone (Z or ±hh:mm), e.g. 2026-12-31T23:59:59Z' }),
+      .refine(isIsoInstant, { error: 'must be a valid ISO-8601 date-time with a zone (Z or ±hh:mm), e.g. 2026-12-31T23:59:59Z', abort: true })
+      .refine(isStorableInstant, { error: 'must be between the years 1 and 9999 (in UTC)' }),
     policy_id: policyIdField().optional(),
   },
   { error: (i) => (i.code === 'invalid_type' ? 'must be a JSON object' : undefined) },

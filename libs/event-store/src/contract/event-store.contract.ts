@@ -331,6 +331,10 @@ export function eventStoreContract(adapter: string, makeHarness: () => ContractH
         const s4 = await tamperable();
         await db.query(`DELETE FROM events WHERE stream_id = $1 AND revision = 4`, [s4]);
         expect(await store.verifyStream(s4)).toMatchObject({ valid: false, reason: 'revision_gap' });
+        // The edited type with the old one kept as hashed_type hashes as before; no rename explains it.
+        const s5 = await tamperable();
+        await db.query(`UPDATE events SET hashed_type = type, type = 'Forged' WHERE stream_id = $1 AND revision = 3`, [s5]);
+        expect(await store.verifyStream(s5)).toMatchObject({ valid: false, broken_at_revision: 3, reason: 'hash_mismatch' });
       });
     });
 
