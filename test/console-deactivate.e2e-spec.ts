@@ -112,4 +112,19 @@ describe('console: deactivating people, changing passwords (e2e)', () => {
     expect((await here.send('GET', '/console/account')).status).toBe(200);
     expect(await elsewhere.send('GET', '/console/account')).toMatchObject({ status: 303, headers: { location: '/console/sign-in' } });
   });
+
+  it('a password change ends every other session of the person, however many: not only the newest 200 (the people listing\u2019s bound)', async () => {
+    const a = await org();
+    const viewer = await person(a.orgId, 'viewer');
+    const oldest = await signInByLink(t.app, linkOf(viewer));
+    const newLink = async () => linkOf(await t.app.get(CommandBus).execute<IssueSignInLinkCommand, IssuedSignInLink>(new IssueSignInLinkCommand(a.orgId, viewer.user.user_id, { kind: 'operator' })));
+    for (let i = 0; i < 200; i++) await signInByLink(t.app, await newLink());
+    const newest = await signInByLink(t.app, await newLink());
+    expect((await oldest.send('GET', '/console/account')).status).toBe(200);
+
+    const csrf = newest.csrf((await newest.send('GET', '/console/account')).body);
+    expect((await newest.send('POST', '/console/account/password', { csrf, password: 'a brand new password' })).status).toBe(303);
+    expect((await newest.send('GET', '/console/account')).status).toBe(200);
+    expect(await oldest.send('GET', '/console/account')).toMatchObject({ status: 303, headers: { location: '/console/sign-in' } });
+  }, 120_000);
 });

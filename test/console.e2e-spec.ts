@@ -339,4 +339,27 @@ describe('console (e2e)', () => {
     expect((await admin.send('POST', '/console/people/usr_x/role', { csrf, role: 'admin' })).status).toBe(404);
     expect((await admin.send('POST', '/console/people/sessions/ses_000000000000000000000000/revoke', { csrf })).status).toBe(404);
   });
+
+  it('forms only: a JSON body to a console form is a 415 page before it is read (it skipped the form parser\u2019s U+0000 check: a key named with U+0000 was a 500)', async () => {
+    const a = await org();
+    const admin = await signInByLink((await invite(a, 'admin')).url);
+    const csrf = admin.csrf((await admin.send('GET', '/console/keys')).body);
+    const cookie = [...admin.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    const json = (url: string, payload: unknown, type = 'application/json') => t.app.inject({ method: 'POST', url, headers: { cookie, 'content-type': type }, payload: JSON.stringify(payload) });
+    for (const [url, payload] of [
+      ['/console/keys', { csrf, name: 'a\u0000b', mode: 'test', scope_payments_read: 'on' }],
+      ['/console/people', { csrf, email: email('j'), display_name: 'J', role: 'viewer' }],
+      ['/console/account/password', { csrf, password: 'a password long enough' }],
+      ['/console/sign-out', { csrf }],
+    ] as const) {
+      const res = await json(url, payload);
+      expect([url, res.statusCode, res.headers['content-type']]).toEqual([url, 415, 'text/html; charset=utf-8']);
+      expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'/);
+      expect(res.body).toContain('id="error" data-status="415"');
+    }
+    expect((await json('/console/keys', { csrf }, 'application/json; charset=utf-8')).statusCode).toBe(415);
+    // The session still works (sign-out's JSON was refused unread), and the forms themselves are unchanged.
+    expect((await admin.send('GET', '/console/account')).status).toBe(200);
+    expect((await admin.send('POST', '/console/keys', { csrf, name: 'by form', mode: 'test', scope_payments_read: 'on' })).status).toBe(201);
+  });
 });

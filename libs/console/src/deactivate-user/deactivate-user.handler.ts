@@ -30,8 +30,7 @@ export class DeactivateUserHandler implements ICommandHandler<DeactivateUserComm
       const events = deactivateUser(user!, cmd.by, owners);
       if (events.length > 0) await this.users.save(row.org_id, row.email, events, user);
     }, 5);
-    for (const s of await this.reads.sessionsOf(cmd.orgId, cmd.userId)) {
-      if (s.revoked_at) continue;
+    for (const s of await this.reads.openSessionsOf(cmd.orgId, cmd.userId)) {
       await retryOnConflict(async () => {
         const session = await this.sessions.load(s.session_id);
         const events = revokeSession(session!, 'revoked', actorName(cmd.by));

@@ -46,6 +46,8 @@ export abstract class ConsoleQueries {
   abstract session(sessionId: string): Promise<SessionRow | null>;
   abstract sessionByTokenHash(tokenHash: string): Promise<SessionRow | null>;
   abstract sessionsOf(orgId: string, userId?: string): Promise<SessionRow[]>;
+  /** Every session of a person not yet revoked, with no bound: what a password change or a deactivation must end. */
+  abstract openSessionsOf(orgId: string, userId: string): Promise<SessionRow[]>;
   abstract linkByTokenHash(tokenHash: string): Promise<SignInLinkRow | null>;
 }
 

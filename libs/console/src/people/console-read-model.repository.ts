@@ -36,6 +36,9 @@ export class ConsoleReadModel extends ConsoleQueries {
       ? this.db.query<SessionRow>('SELECT * FROM console_sessions WHERE org_id = $1 AND user_id = $2 ORDER BY created_at DESC, session_id LIMIT 200', [orgId, userId])
       : this.db.query<SessionRow>('SELECT * FROM console_sessions WHERE org_id = $1 ORDER BY created_at DESC, session_id LIMIT 200', [orgId]);
   }
+  openSessionsOf(orgId: string, userId: string) {
+    return this.db.query<SessionRow>('SELECT * FROM console_sessions WHERE org_id = $1 AND user_id = $2 AND revoked_at IS NULL ORDER BY created_at, session_id', [orgId, userId]);
+  }
   linkByTokenHash(tokenHash: string) {
     return this.one<SignInLinkRow>('SELECT * FROM console_sign_in_links WHERE token_hash = $1', [tokenHash]);
   }

@@ -32,6 +32,9 @@ export class InMemoryConsoleQueries extends ConsoleQueries {
   async sessionsOf(orgId: string, userId?: string) {
     return this.sessions().filter((s) => s.org_id === orgId && (userId === undefined || s.user_id === userId));
   }
+  async openSessionsOf(orgId: string, userId: string) {
+    return this.sessions().filter((s) => s.org_id === orgId && s.user_id === userId && !s.revoked_at);
+  }
   async linkByTokenHash(tokenHash: string) {
     return ((this.store.rows('console_sign_in_links') as unknown as SignInLinkRow[]).find((l) => l.token_hash === tokenHash) ?? null) as SignInLinkRow | null;
   }

@@ -33,10 +33,11 @@ export class SetPasswordHandler implements ICommandHandler<SetPasswordCommand, U
       const user = await this.users.load(row.org_id, row.email);
       await this.users.save(row.org_id, row.email, setPassword(user!, hash), user);
     }, 5);
-    // Every other session of the person ends: whoever else held one is out.
+    // Every other session of the person ends: whoever else held one is out. All of them (the
+    // listing of sessions stops at the newest 200; an older one kept working after the change).
     if (cmd.asPerson) {
-      for (const s of await this.reads.sessionsOf(row.org_id, row.user_id)) {
-        if (s.revoked_at || s.session_id === cmd.asPerson.sessionId) continue;
+      for (const s of await this.reads.openSessionsOf(row.org_id, row.user_id)) {
+        if (s.session_id === cmd.asPerson.sessionId) continue;
         await retryOnConflict(async () => {
           const session = await this.sessions.load(s.session_id);
           const events = revokeSession(session!, 'revoked', `user:${row.user_id}`);
