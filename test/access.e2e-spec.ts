@@ -195,6 +195,32 @@ describe('access (e2e)', () => {
       expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(3600);
     });
 
+    it("never spends the global mint budget on requests the caller's own bucket refused", async () => {
+      // One IP past its 3 a day keeps asking: each ask is refused by its own bucket, and must not
+      // use up the 60 a minute every caller shares (it did: 60 refused asks locked everyone out).
+      const greedy = newIp();
+      for (let i = 0; i < 3; i++) expect((await call('POST', '/api/sandbox/keys', {}, greedy)).statusCode).toBe(201);
+      for (let i = 0; i < 61; i++) {
+        const res = await call('POST', '/api/sandbox/keys', {}, greedy);
+        expect(res.statusCode).toBe(429);
+        expect(res.headers['ratelimit-limit']).toBe('3');
+      }
+      const other = await call('POST', '/api/sandbox/keys');
+      expect(other.statusCode).toBe(201);
+      const quota = (await call('GET', '/api/agents/me/quota')).json();
+      expect(quota.buckets.sandbox_key_global_window.remaining).toBeGreaterThan(0);
+    });
+
+    it('takes the client IP from the proxy in front only: an X-Forwarded-For the client sent does not pick the bucket', async () => {
+      const real = newIp();
+      for (let i = 0; i < 60; i++) expect((await call('GET', '/__access/public', {}, real)).statusCode).toBe(200);
+      // The proxy appends the address it saw; whatever the client put first is not the client.
+      const spoofed = await call('GET', '/__access/public', {}, `${newIp()}, ${real}`);
+      expect(spoofed.statusCode).toBe(429);
+      const quota = (await call('GET', '/api/agents/me/quota', {}, `203.0.113.9, ${real}`)).json();
+      expect(quota.buckets.public_verify_window.remaining).toBe(0);
+    });
+
     it('reports quota without counting anything', async () => {
       const ip = newIp();
       await call('GET', '/__access/public', {}, ip);

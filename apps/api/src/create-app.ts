@@ -44,8 +44,11 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     // While closing, new requests get 503 and in-flight ones finish.
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    // Per-IP limits need the client's address; behind a proxy it comes from X-Forwarded-For.
-    trustProxy: config.TRUST_PROXY,
+    // Per-IP limits need the client's address; behind TRUST_PROXY proxies it is the address the
+    // outermost one saw, counted from the right of X-Forwarded-For (a hop count, not `true`: that
+    // took the leftmost entry, which the client writes, so any caller could pick its own bucket).
+    // (A function: this fastify reads a plain number as "trust nothing".)
+    trustProxy: config.TRUST_PROXY > 0 ? (_address: string, hop: number) => hop < config.TRUST_PROXY : false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     // What Fastify refuses before any route or hook runs (a path that is not valid percent-encoding,

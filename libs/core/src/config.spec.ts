@@ -89,6 +89,14 @@ describe('loadConfig', () => {
     expect([set.METRICS_PORT, set.METRICS_TOKEN]).toEqual([9464, 'abcdefghijklmnop']);
   });
 
+  it('reads TRUST_PROXY as the number of proxies in front (true: one), never "trust every hop"', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBe(0);
+    for (const [value, hops] of [['false', 0], ['off', 0], ['0', 0], ['true', 1], ['yes', 1], ['1', 1], ['2', 2]] as const) {
+      expect([value, loadConfig({ TRUST_PROXY: value }).TRUST_PROXY]).toEqual([value, hops]);
+    }
+    for (const value of ['maybe', '-1', '1.5', '100']) expect(variablesOf(() => loadConfig({ TRUST_PROXY: value }))).toEqual(['TRUST_PROXY']);
+  });
+
   it('names every bad variable at once', () => {
     expect(variablesOf(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'y' })).sort()).toEqual(['LOG_LEVEL', 'PORT']);
   });

@@ -71,8 +71,16 @@ const envSchema = z.object({
   MAX_ACTIVE_API_KEYS: z.coerce.number().int().min(1).max(100_000).default(100),
   /** `off` stops counting (authentication and scopes still apply): for benchmarks and emergencies. */
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
-  /** Behind a reverse proxy: take the client IP from X-Forwarded-For (per-IP limits need it). */
-  TRUST_PROXY: bool('TRUST_PROXY', false),
+  /**
+   * How many reverse proxies stand in front (0: none; true: one): the client IP is the address the
+   * outermost of them saw, counted from the right of X-Forwarded-For. Never "trust every hop": the
+   * left of that header is whatever the client sent, and per-IP limits would key on it.
+   */
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|on|off|yes|no|[0-9]{1,2})$/, { error: 'TRUST_PROXY must be true, false or the number of proxies in front (0..99)' })
+    .optional()
+    .transform((v) => (v === undefined || ['false', 'off', 'no'].includes(v) ? 0 : ['true', 'on', 'yes'].includes(v) ? 1 : Number(v))),
   /** Serve `GET /metrics` on a listener of its own (api and worker); 0 picks a free port. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Bearer token a scrape of `GET /metrics` must carry; alone, it serves metrics on the api's PORT. */

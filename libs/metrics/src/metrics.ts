@@ -85,7 +85,7 @@ export class Metrics {
     const append = new Histogram({ name: 'sigil_event_store_append_duration_seconds', help: 'Event-store appends: time until recorded, by method (append, append_many)', labelNames: ['method'], buckets: APPEND_BUCKETS, registers });
     this.appendDuration = new ChildCache(1, ([method]) => append.labels(method));
 
-    const rateLimited = new Counter({ name: 'sigil_rate_limit_rejections_total', help: 'Requests refused with 429, by lane and surface (the refusing bucket; a request two buckets refuse counts under each)', labelNames: ['lane', 'surface'], registers });
+    const rateLimited = new Counter({ name: 'sigil_rate_limit_rejections_total', help: 'Requests refused with 429, by lane and surface (the first bucket that refused it: a refused request is counted by no later bucket)', labelNames: ['lane', 'surface'], registers });
     this.rateLimited = new ChildCache(2, ([lane, surface]) => rateLimited.labels(lane, surface));
     const replays = new Counter({ name: 'sigil_idempotency_replays_total', help: 'Requests answered with the stored response of an earlier one with the same Idempotency-Key, by route', labelNames: ['route'], registers });
     this.replays = new ChildCache(1, ([route]) => replays.labels(route));

@@ -61,18 +61,22 @@ export class AccessGuard implements CanActivate {
     if (this.config.RATE_LIMITS === 'off') return true;
     const counts: Consumed[] = [];
     const perKey: BucketRule = { limit: this.config.RATE_LIMIT_KEY_PER_MINUTE, windowSeconds: 60 };
+    // Buckets are counted in order, the caller's own first, and a refused request spends nothing
+    // further: refusals from one caller must not use up a bucket others share (the global mint
+    // window, a per-IP issuance window).
+    const refused = () => counts.some((c) => !c.allowed);
     if (access.principal && (scopes || bucket)) {
       const c = await this.count('key_window', access.principal.keyId, perKey, 'open', access.lane);
       if (c) counts.push(c);
     }
-    if (bucket) {
+    if (bucket && !refused()) {
       const policy: BucketPolicy = BUCKETS[bucket];
       const rule = ruleFor(bucket, access.lane, perKey);
       if (rule && (policy.perIp || !(access.principal && !policy.authenticated))) {
         const c = await this.count(bucket, policy.perIp ? ipIdentityKey(access.ip) : access.identityKey, rule, policy.onStoreDown, access.lane);
         if (c) counts.push(c);
       }
-      if (policy.global) {
+      if (policy.global && !refused()) {
         const c = await this.count(`${bucket}:global`, 'global', policy.global, policy.onStoreDown, access.lane);
         if (c) counts.push(c);
       }
