@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { NewEvent, RecordedEvent } from '../event-store.port';
 import { SqlDatabase, SqlExecutor } from '../sql/sql-database';
 import { SqlEventStore } from '../sql/sql-event-store';
-import { Projection, ProjectionRunner } from '../projections/projection-runner';
+import { Projection, ProjectionApplyFailed, ProjectionRunner } from '../projections/projection-runner';
 import { ContractHarness, contractStore } from './event-store.contract';
 
 
@@ -274,6 +274,40 @@ export function allOrderContract(adapter: string, makeHarness: () => ContractHar
         expect(await runner.runBatch()).toBe(0);
         expect(await runner.checkpoint()).toBeGreaterThan(Math.max(before, other.position));
         expect(batches).toEqual([20, 20, 10]);
+      });
+
+      it('a poison event (its apply throws) is never skipped: the events before it commit, it is named, and once fixed it applies once', async () => {
+        const prefix = `poison-${randomUUID()}`;
+        const name = `p-${randomUUID()}`;
+        const written = await store.append(`${prefix}-a`, Array.from({ length: 30 }, (_, k) => ev('Item', { k })));
+        await visible(store, written.position);
+        const poison = written.events[17];
+        let fixed = false;
+        const counting = countingProjection(name, prefix);
+        const projection: Projection = {
+          ...counting,
+          async apply(event, tx) {
+            if (event.event_id === poison.event_id && !fixed) throw new Error('cannot apply this one');
+            await counting.apply(event, tx);
+          },
+        };
+        const runner = new ProjectionRunner(db, store, projection, { batchSize: 50 });
+        await expect(runner.runBatch()).rejects.toThrow('cannot apply this one');
+        // Retried one event at a time: the 17 good ones before it commit, then it fails, named, every time.
+        for (let i = 0; i < 17; i++) expect(await runner.runBatch()).toBe(1);
+        for (let i = 0; i < 2; i++) {
+          const err = await runner.runBatch().then(() => null, (e: unknown) => e);
+          expect(err).toBeInstanceOf(ProjectionApplyFailed);
+          expect(err).toMatchObject({ projection: name, event: { event_id: poison.event_id, global_position: poison.global_position } });
+        }
+        expect(await runner.checkpoint()).toBe(poison.global_position);
+        expect(await appliedCounts(name)).toHaveLength(17);
+        // Fixed (a new release): it and everything after it apply, each once.
+        fixed = true;
+        await runner.catchUp();
+        const counts = await appliedCounts(name);
+        expect(counts).toHaveLength(30);
+        expect(counts.every((c) => c === 1)).toBe(true);
       });
 
       it('keeps up live when started, and stops cleanly', async () => {

@@ -1,8 +1,8 @@
-import { Inject, Injectable, OnApplicationBootstrap, BeforeApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown, Optional } from '@nestjs/common';
 import { SqlDatabase } from '../sql/sql-database';
 import { SqlEventStore } from '../sql/sql-event-store';
 import { BOUNDARY_SQL } from '../sql/append-sql';
-import { Projection, ProjectionRunner } from './projection-runner';
+import { Projection, ProjectionApplyFailed, ProjectionRunner } from './projection-runner';
 
 /** The most events `lag()` counts behind one checkpoint. */
 export const LAG_CAP = 1_000_000;
@@ -21,6 +21,7 @@ export class ProjectionHost implements OnApplicationBootstrap, BeforeApplication
   private readonly runners: ProjectionRunner[] = [];
   private readonly registered: Projection[] = [];
   private started = false;
+  private readonly logger = new Logger('ProjectionHost');
 
   constructor(
     private readonly db: SqlDatabase,
@@ -70,7 +71,8 @@ export class ProjectionHost implements OnApplicationBootstrap, BeforeApplication
     this.started = true;
     if (this.enabled === false) return;
     for (const projection of this.all()) {
-      const runner = new ProjectionRunner(this.db, this.store, projection);
+      // A batch that fails (a poison event, the database down) is retried, never skipped; it is logged each time.
+      const runner = new ProjectionRunner(this.db, this.store, projection, { onError: (err) => this.logger.error(projectionError(projection.name, err)) });
       this.runners.push(runner);
       runner.start();
     }
@@ -80,3 +82,6 @@ export class ProjectionHost implements OnApplicationBootstrap, BeforeApplication
     await Promise.all(this.runners.map((r) => r.stop()));
   }
 }
+
+const projectionError = (name: string, err: unknown): string =>
+  err instanceof ProjectionApplyFailed ? err.message : `projection ${name}: batch failed, retrying: ${err instanceof Error ? err.message : String(err)}`;

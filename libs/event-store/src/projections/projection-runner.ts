@@ -37,6 +37,24 @@ export function subscribedReadModel(def: InlineProjection, afterCommit?: Project
   };
 }
 
+/**
+ * A projection's `apply` threw on this event (a poison event). The runner never skips it: the
+ * checkpoint stays just before it, every event before it is applied, and each retry reports it
+ * again (to `onError`) until the projection is fixed.
+ */
+export class ProjectionApplyFailed extends Error {
+  constructor(
+    readonly projection: string,
+    readonly event: Pick<RecordedEvent, 'event_id' | 'stream_id' | 'revision' | 'global_position' | 'type'>,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `projection ${projection} stopped at event ${event.event_id} (${event.type}, ${event.stream_id}@${event.revision}, position ${event.global_position}): ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+    this.name = 'ProjectionApplyFailed';
+  }
+}
+
 export interface ProjectionRunnerOptions {
   batchSize?: number;
   idleWaitMs?: number;
@@ -56,6 +74,11 @@ export class ProjectionRunner {
   private wake: (() => void) | null = null;
   private readonly batchSize: number;
   private readonly idleWaitMs: number;
+  /**
+   * After a batch failed: one event per batch up to its last event, so the good events before
+   * the failing one commit and the failing one is named.
+   */
+  private isolateThrough = -1;
 
   constructor(
     private readonly db: SqlDatabase,
@@ -81,7 +104,7 @@ export class ProjectionRunner {
   /** Applies at most one batch; returns how many events it applied. */
   async runBatch(): Promise<number> {
     const from = await this.checkpoint();
-    const page = await this.store.readAll({ fromPosition: from, limit: this.batchSize, filter: this.projection.filter });
+    const page = await this.store.readAll({ fromPosition: from, limit: from <= this.isolateThrough ? 1 : this.batchSize, filter: this.projection.filter });
     if (page.nextPosition === from) return 0;
     if (page.events.length === 0) {
       // Nothing of ours in the range: move past it with one compare-and-set, no transaction.
@@ -93,7 +116,23 @@ export class ProjectionRunner {
       );
       return 0;
     }
-    const applied = await this.db.transaction(async (tx) => {
+    let applied: number;
+    try {
+      applied = await this.applyPage(from, page);
+    } catch (err) {
+      // Never skip it: find which event fails (one at a time from here) and name it.
+      if (page.events.length > 1) this.isolateThrough = page.events[page.events.length - 1].global_position;
+      else if (!(err instanceof ProjectionApplyFailed)) throw new ProjectionApplyFailed(this.projection.name, page.events[0], err);
+      throw err;
+    }
+    if (applied > 0 && this.projection.afterCommit) {
+      await this.projection.afterCommit(page.events).catch((err) => this.options.onError?.(err));
+    }
+    return applied;
+  }
+
+  private applyPage(from: number, page: { events: RecordedEvent[]; nextPosition: number }): Promise<number> {
+    return this.db.transaction(async (tx) => {
       await tx.query('INSERT INTO projection_checkpoints (name, position) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING', [
         this.projection.name,
       ]);
@@ -109,10 +148,6 @@ export class ProjectionRunner {
       ]);
       return page.events.length;
     });
-    if (applied > 0 && this.projection.afterCommit) {
-      await this.projection.afterCommit(page.events).catch((err) => this.options.onError?.(err));
-    }
-    return applied;
   }
 
   /** Runs batches until stopped, waiting for new events when caught up. */
@@ -120,14 +155,27 @@ export class ProjectionRunner {
     if (this.running) return;
     this.stopping = false;
     this.running = (async () => {
+      let failures = 0;
       while (!this.stopping) {
         let applied = 0;
         try {
           applied = await this.runBatch();
+          failures = 0;
         } catch (err) {
+          failures++;
           this.options.onError?.(err);
         }
-        if (applied === 0 && !this.stopping) {
+        if (failures > 0 && !this.stopping) {
+          // A poison event fails on every try: retry it, less and less often (up to 30 s).
+          const waitMs = Math.min(this.idleWaitMs * 2 ** (failures - 1), 30_000);
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, waitMs);
+            this.wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        } else if (applied === 0 && !this.stopping) {
           await this.store.waitForEvents(this.idleWaitMs, (wake) => (this.wake = wake));
         }
       }

@@ -76,6 +76,20 @@ describe('parseLegacyFile', () => {
     const text = JSON.stringify(m).replace('"legacy.example.org"', '"\\ud800"');
     expect(problemsOf(text)).toEqual([{ index: 0, field: 'payload', message: expect.stringMatching(/canonicalized/) }]);
   });
+  it('refuses a timestamp PostgreSQL cannot store (UTC year 0), and U+0000 anywhere in the payload, as a problem of the file', () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ timestamp: '0000-06-01T00:00:00Z' }, 'payload.timestamp'],
+      [{ timestamp: '0001-01-01T00:30:00+01:00' }, 'payload.timestamp'],
+      [{ issuer: 'legacy\u0000example' }, 'payload.issuer'],
+      [{ note: { deep: ['a\u0000b'] } }, 'payload.note.deep.0'],
+      [{ ['a\u0000b']: 1 }, 'payload.a\\u0000b'],
+    ];
+    for (const [overrides, field] of cases) {
+      expect(problemsOf(JSON.stringify([legacyManifest(signer), legacyManifest(signer, overrides)]))).toEqual([{ index: 1, field, message: expect.any(String) }]);
+    }
+    // The first and last storable instants are fine.
+    expect(parse([legacyManifest(signer, { timestamp: '0001-01-01T00:00:00Z' }), legacyManifest(signer, { timestamp: '9999-12-31T23:59:59Z' })])).toHaveLength(2);
+  });
 });
 
 describe('planLegacyImport', () => {
