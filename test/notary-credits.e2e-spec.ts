@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AccessService } from '@app/access';
-import { CreditsService } from '@app/notary';
+import { CreditsService, ReconcileCreditCheckoutsCommand, ReconcileCreditCheckoutsHandler } from '@app/notary';
 import { LookupResult, SettleOutcome, SettlementProvider, SettleRequest } from '@app/settlement';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -10,12 +10,23 @@ class ScriptedProvider extends SettlementProvider {
   readonly settles: SettleRequest[] = [];
   next: SettleOutcome[] = [];
   lookups: LookupResult[] = [];
+  /** Charges, then dies before answering (the process that asked never learns the outcome). */
+  crashAfterCharge = false;
+  /** What this provider knows it charged, by key: a settle or lookup with that key answers it. */
+  readonly charged = new Map<string, LookupResult>();
   async settle(request: SettleRequest): Promise<SettleOutcome> {
     this.settles.push(request);
+    const known = this.charged.get(request.idempotency_key);
+    if (known && known.outcome !== 'not_found') return known;
+    if (this.crashAfterCharge) {
+      this.crashAfterCharge = false;
+      this.charged.set(request.idempotency_key, { outcome: 'succeeded', provider_reference: `ref-${this.settles.length}` });
+      throw new Error('connection reset after the charge');
+    }
     return this.next.shift() ?? { outcome: 'succeeded', provider_reference: `ref-${this.settles.length}` };
   }
-  async lookup(): Promise<LookupResult> {
-    return this.lookups.shift() ?? { outcome: 'not_found' };
+  async lookup(key: string): Promise<LookupResult> {
+    return this.charged.get(key) ?? this.lookups.shift() ?? { outcome: 'not_found' };
   }
 }
 
@@ -93,6 +104,45 @@ describe('notary credits (e2e)', () => {
     const unknown = await post(scripted, '/api/payments/notary-credits-checkout', key, { credits: 2 });
     expect(unknown.json()).toMatchObject({ status: 'failed', reason: 'settlement_outcome_unknown', credits_purchased_total: 2 });
     expect(await scripted.app.get(CreditsService).purchased(orgId)).toBe(2);
+  });
+
+  it('reconciles a checkout whose outcome a crash lost: the charge went through, so its credits are bought, once', async () => {
+    const { key, orgId } = await keyIn(scripted);
+    provider.crashAfterCharge = true;
+    const lost = await post(scripted, '/api/payments/notary-credits-checkout', key, { credits: 4 }, { 'idempotency-key': 'crash-1' });
+    expect(lost.statusCode).toBe(500);
+    expect(await scripted.app.get(CreditsService).purchased(orgId)).toBe(0);
+    const reconcile = scripted.app.get(ReconcileCreditCheckoutsHandler);
+    // Not yet: a checkout this recent may still be in flight.
+    expect(await reconcile.execute(new ReconcileCreditCheckoutsCommand(100))).toBe(0);
+    expect(await reconcile.execute(new ReconcileCreditCheckoutsCommand(100, 0))).toBeGreaterThanOrEqual(1);
+    expect(await scripted.app.get(CreditsService).purchased(orgId)).toBe(4);
+    // Settled now: a second pass finds nothing of this organization's, and buys nothing twice.
+    await reconcile.execute(new ReconcileCreditCheckoutsCommand(100, 0));
+    expect(await scripted.app.get(CreditsService).purchased(orgId)).toBe(4);
+    // The client's retry with its key reaches the same charge and the same credits.
+    const retried = await post(scripted, '/api/payments/notary-credits-checkout', key, { credits: 4 }, { 'idempotency-key': 'crash-1' });
+    expect(retried.json()).toMatchObject({ status: 'completed', credits_purchased_total: 4 });
+  });
+
+  it('records a checkout the provider never charged, or whose outcome stayed unknown and turned out settled, when reconciled', async () => {
+    const { key, orgId } = await keyIn(scripted);
+    provider.next = [{ outcome: 'unknown' }];
+    provider.lookups = [{ outcome: 'not_found' }];
+    const unknown = await post(scripted, '/api/payments/notary-credits-checkout', key, { credits: 3 }, { 'idempotency-key': 'late-2' });
+    expect(unknown.json()).toMatchObject({ status: 'failed', reason: 'settlement_outcome_unknown', credits_purchased_total: 0 });
+    // The provider answers later that the charge went through: the reconciliation buys the credits.
+    provider.charged.set(provider.settles[provider.settles.length - 1].idempotency_key, { outcome: 'succeeded', provider_reference: 'late-2' });
+    await scripted.app.get(ReconcileCreditCheckoutsHandler).execute(new ReconcileCreditCheckoutsCommand(100, 0));
+    expect(await scripted.app.get(CreditsService).purchased(orgId)).toBe(3);
+
+    // One the provider never saw (the process died before asking) is recorded failed, and buys nothing.
+    const other = await keyIn(scripted);
+    provider.crashAfterCharge = false;
+    const neverAsked = await post(scripted, '/api/payments/notary-credits-checkout', other.key, { credits: 0 });
+    expect(neverAsked.statusCode).toBe(400); // (bad input never starts a checkout)
+    await scripted.app.get(ReconcileCreditCheckoutsHandler).execute(new ReconcileCreditCheckoutsCommand(100, 0));
+    expect(await scripted.app.get(CreditsService).purchased(other.orgId)).toBe(0);
   });
 
   it('refuses bad input, missing keys and keys without certificates:write', async () => {

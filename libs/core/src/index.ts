@@ -8,3 +8,4 @@ export * from './redis';
 export * from './tokens';
 export * from './caching';
 export * from './batcher';
+export * from './periodic-sweep';

@@ -2,7 +2,7 @@ import { InMemoryEventStore } from '@app/event-store';
 import { SettleOutcome, SettlementProvider, SettleRequest, LookupResult } from '@app/settlement';
 import { certificatesProjection } from '../certificates/certificate.projection';
 import { CreditsRepository, CreditTotals } from '../credits/credits.repository';
-import { NOTARY_CREDITS_CHECKOUT_FAILED, NOTARY_CREDITS_PURCHASED } from '../domain/credits.aggregate';
+import { NOTARY_CREDITS_CHECKOUT_FAILED, NOTARY_CREDITS_CHECKOUT_STARTED, NOTARY_CREDITS_PURCHASED } from '../domain/credits.aggregate';
 import { CheckoutCreditsCommand } from './checkout-credits.command';
 import { CheckoutCreditsHandler } from './checkout-credits.handler';
 
@@ -37,7 +37,11 @@ describe('CheckoutCreditsHandler (settlement port + credits stream on the in-mem
     expect(r).toEqual({ checkout_id: expect.any(String), status: 'completed', credits: 5, amount_cents: 500, provider: 'scripted', provider_reference: 'ref-1', reason: null, credits_purchased_total: 5 });
     expect(provider.settles).toEqual([{ idempotency_key: `notary-credits:${r.checkout_id}`, amount_cents: 500, currency: 'USD', merchant_id: 'sigil_notary_credits', reference: r.checkout_id }]);
     const events = await store.readStream('notary-credits-org_a');
-    expect(events.map((e) => [e.type, e.data])).toEqual([[NOTARY_CREDITS_PURCHASED, { checkout_id: r.checkout_id, credits: 5, provider: 'scripted', provider_reference: 'ref-1' }]]);
+    // Started before the charge (what the reconciliation finds if the outcome's record is lost), then the outcome.
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      [NOTARY_CREDITS_CHECKOUT_STARTED, { checkout_id: r.checkout_id, credits: 5, amount_cents: 500, provider: 'scripted', provider_key: `notary-credits:${r.checkout_id}` }],
+      [NOTARY_CREDITS_PURCHASED, { checkout_id: r.checkout_id, credits: 5, provider: 'scripted', provider_reference: 'ref-1' }],
+    ]);
   });
 
   it('is the same checkout for the same Idempotency-Key: completing again is a replay and adds nothing', async () => {
@@ -47,7 +51,7 @@ describe('CheckoutCreditsHandler (settlement port + credits stream on the in-mem
     expect(b.checkout_id).toBe(a.checkout_id);
     expect(b.credits_purchased_total).toBe(2);
     await sut.complete('org_a', a.checkout_id, 2, a.provider_reference!);
-    expect((await store.readStream('notary-credits-org_a')).map((e) => e.type)).toEqual([NOTARY_CREDITS_PURCHASED]);
+    expect((await store.readStream('notary-credits-org_a')).map((e) => e.type)).toEqual([NOTARY_CREDITS_CHECKOUT_STARTED, NOTARY_CREDITS_PURCHASED]);
     expect((await sut.execute(new CheckoutCreditsCommand('org_b', 2, 'order-1'))).checkout_id).not.toBe(a.checkout_id);
   });
 
@@ -58,7 +62,14 @@ describe('CheckoutCreditsHandler (settlement port + credits stream on the in-mem
     expect(await sut.execute(new CheckoutCreditsCommand('org_a', 3))).toMatchObject({ status: 'declined', reason: 'insufficient_funds', provider_reference: null, credits_purchased_total: 0 });
     expect(await sut.execute(new CheckoutCreditsCommand('org_a', 2))).toMatchObject({ status: 'completed', provider_reference: 'late-1', credits_purchased_total: 2 });
     expect(await sut.execute(new CheckoutCreditsCommand('org_a', 2))).toMatchObject({ status: 'failed', reason: 'settlement_outcome_unknown', credits_purchased_total: 2 });
-    expect((await store.readStream('notary-credits-org_a')).map((e) => e.type)).toEqual([NOTARY_CREDITS_CHECKOUT_FAILED, NOTARY_CREDITS_PURCHASED, NOTARY_CREDITS_CHECKOUT_FAILED]);
+    expect((await store.readStream('notary-credits-org_a')).map((e) => e.type)).toEqual([
+      NOTARY_CREDITS_CHECKOUT_STARTED,
+      NOTARY_CREDITS_CHECKOUT_FAILED,
+      NOTARY_CREDITS_CHECKOUT_STARTED,
+      NOTARY_CREDITS_PURCHASED,
+      NOTARY_CREDITS_CHECKOUT_STARTED,
+      NOTARY_CREDITS_CHECKOUT_FAILED,
+    ]);
   });
 
   it('refuses a completion of no credits with validation_failed', async () => {

@@ -1,13 +1,14 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { SettleOutcome, SettlementProvider, SettleRequest } from '@app/settlement';
-import { checkoutIdFor, CREDIT_PRICE_CENTS, failCheckout, purchaseCredits } from '../domain/credits.aggregate';
+import { checkoutIdFor, CREDIT_PRICE_CENTS, failCheckout, OUTCOME_UNKNOWN, purchaseCredits, startCheckout } from '../domain/credits.aggregate';
 import { CreditsRepository, CreditTotals } from '../credits/credits.repository';
 import { CheckoutCreditsCommand, CheckoutResult } from './checkout-credits.command';
 
 /**
- * Settle through the SettlementProvider port (the sandbox completes at once), then record the
- * outcome on the organization's credits stream: a completed purchase raises the allowance in the
- * same append (certificates projection); a declined or failed one adds nothing.
+ * Record the checkout as started, settle through the SettlementProvider port (the sandbox
+ * completes at once), then record the outcome on the organization's credits stream: a completed
+ * purchase raises the allowance in the same append (certificates projection); a declined or
+ * failed one adds nothing; one still unknown is left to the reconciliation.
  */
 @CommandHandler(CheckoutCreditsCommand)
 export class CheckoutCreditsHandler implements ICommandHandler<CheckoutCreditsCommand, CheckoutResult> {
@@ -20,8 +21,12 @@ export class CheckoutCreditsHandler implements ICommandHandler<CheckoutCreditsCo
   async execute(cmd: CheckoutCreditsCommand): Promise<CheckoutResult> {
     const checkoutId = checkoutIdFor(cmd.orgId, cmd.idempotencyKey);
     const amount = cmd.credits * CREDIT_PRICE_CENTS;
+    const providerKey = `notary-credits:${checkoutId}`;
+    // Recorded before the charge: if this process dies between the charge and its outcome's
+    // record, the reconciliation (ReconcileCreditCheckoutsHandler) finds it and settles the record.
+    await this.credits.record(cmd.orgId, startCheckout({ checkoutId, credits: cmd.credits, amountCents: amount, provider: this.provider.name, providerKey }));
     const outcome = await this.settle({
-      idempotency_key: `notary-credits:${checkoutId}`,
+      idempotency_key: providerKey,
       amount_cents: amount,
       currency: 'USD',
       merchant_id: 'sigil_notary_credits',
@@ -50,6 +55,6 @@ export class CheckoutCreditsHandler implements ICommandHandler<CheckoutCreditsCo
     const outcome = await this.provider.settle(request);
     if (outcome.outcome !== 'unknown') return outcome;
     const found = await this.provider.lookup(request.idempotency_key);
-    return found.outcome === 'not_found' ? { outcome: 'failed', code: 'settlement_outcome_unknown', retryable: true } : found;
+    return found.outcome === 'not_found' ? { outcome: 'failed', code: OUTCOME_UNKNOWN, retryable: true } : found;
   }
 }

@@ -64,4 +64,23 @@ export const creditMigrations: Migration[] = [
     id: 'notary_011_issuance_allowance',
     sql: `ALTER TABLE notary_credits ADD CONSTRAINT notary_credits_allowance CHECK (issued <= 3 + purchased);`,
   },
+  {
+    // Each credits checkout and where it stands (creditCheckoutsProjection): the reconciliation
+    // finds the ones a crash or a silent provider left without an outcome.
+    id: 'notary_014_credit_checkouts',
+    sql: `
+      CREATE TABLE IF NOT EXISTS notary_credit_checkouts (
+        checkout_id  text PRIMARY KEY,
+        org_id       text NOT NULL,
+        credits      integer,
+        amount_cents integer,
+        provider_key text,
+        status       text NOT NULL,
+        started_at   timestamptz,
+        updated_at   timestamptz NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS notary_credit_checkouts_unsettled
+        ON notary_credit_checkouts (started_at) WHERE status IN ('pending', 'unknown');
+    `,
+  },
 ];

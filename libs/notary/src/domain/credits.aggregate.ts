@@ -9,6 +9,10 @@ import { NOTARY_CREDITS_PURCHASED } from '../certificates/certificate.projection
  * the checkout, so recording the same outcome again is an idempotent replay.
  */
 export const NOTARY_CREDITS_CHECKOUT_FAILED = 'notary_credits.checkout_failed';
+/** Recorded before the provider is asked, so a charge whose outcome a crash lost is reconciled later. */
+export const NOTARY_CREDITS_CHECKOUT_STARTED = 'notary_credits.checkout_started';
+/** The reason a checkout whose outcome stayed unknown is recorded with (the reconciliation resolves it). */
+export const OUTCOME_UNKNOWN = 'settlement_outcome_unknown';
 export { NOTARY_CREDITS_PURCHASED };
 
 export const CREDIT_PRICE_CENTS = 100;
@@ -22,6 +26,15 @@ export function derivedEventId(name: string): string {
 /** The same Idempotency-Key is the same checkout: retried requests charge and credit once. */
 export const checkoutIdFor = (orgId: string, idempotencyKey?: string): string =>
   idempotencyKey ? derivedEventId(`checkout:${orgId}:${idempotencyKey}`) : randomUUID();
+
+export interface CreditsCheckoutStartedData {
+  checkout_id: string;
+  credits: number;
+  amount_cents: number;
+  provider: string;
+  /** The provider's idempotency key for this checkout's charge: what a lookup asks by. */
+  provider_key: string;
+}
 
 export interface CreditsPurchasedData {
   checkout_id: string;
@@ -47,4 +60,20 @@ export function purchaseCredits(input: { checkoutId: string; credits: number; pr
 export function failCheckout(input: { checkoutId: string; status: 'declined' | 'failed'; reason: string }) {
   const data: CreditsCheckoutFailedData = { checkout_id: input.checkoutId, status: input.status, reason: input.reason };
   return [{ event_id: derivedEventId(`${input.checkoutId}:failed:${input.status}`), type: NOTARY_CREDITS_CHECKOUT_FAILED, data }];
+}
+
+/** A checkout about to be charged; starting the same checkout again is a replay. */
+export function startCheckout(input: { checkoutId: string; credits: number; amountCents: number; provider: string; providerKey: string }) {
+  const data: CreditsCheckoutStartedData = { checkout_id: input.checkoutId, credits: input.credits, amount_cents: input.amountCents, provider: input.provider, provider_key: input.providerKey };
+  return [{ event_id: derivedEventId(`${input.checkoutId}:started`), type: NOTARY_CREDITS_CHECKOUT_STARTED, data }];
+}
+
+/**
+ * What the reconciliation learned of a checkout left without an outcome (a crash between the
+ * charge and its record, or an outcome that stayed unknown): refused, failed, or never charged
+ * (`settlement_not_started`). Its own event id, apart from the request's failure record.
+ */
+export function failCheckoutLate(input: { checkoutId: string; status: 'declined' | 'failed'; reason: string }) {
+  const data: CreditsCheckoutFailedData = { checkout_id: input.checkoutId, status: input.status, reason: input.reason };
+  return [{ event_id: derivedEventId(`${input.checkoutId}:reconciled:${input.status}`), type: NOTARY_CREDITS_CHECKOUT_FAILED, data }];
 }

@@ -1,7 +1,7 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { IdempotencyModule } from '@app/idempotency';
-import { AppConfig, systemClock } from '@app/core';
+import { AppConfig, LOGGER, PeriodicSweep, systemClock } from '@app/core';
 import { EventStore, InlineProjection, SqlDatabase } from '@app/event-store';
 import { CertificateService } from '../certificates/certificate.service';
 import { CertificateReadModel } from '../certificates/certificate-read-model.repository';
@@ -20,6 +20,11 @@ import { CreditsService } from '../credits/credits.service';
 import { CreditsRepository, CreditTotals } from '../credits/credits.repository';
 import { CheckoutCreditsController } from '../checkout-credits/checkout-credits.controller';
 import { CheckoutCreditsHandler } from '../checkout-credits/checkout-credits.handler';
+import { creditCheckoutsProjection } from '../credits/credit-checkouts.projection';
+import { CreditCheckouts, SqlCreditCheckouts } from '../credits/credit-checkouts.repository';
+import { ReconcileCreditCheckoutsCommand, RECONCILE_INTERVAL_MS } from '../reconcile-credit-checkouts/reconcile-credit-checkouts.command';
+import { ReconcileCreditCheckoutsHandler } from '../reconcile-credit-checkouts/reconcile-credit-checkouts.handler';
+import type { Logger } from '@app/http';
 import { SandboxLedger, SandboxSettlementProvider, SettlementProvider } from '@app/settlement';
 import { NotaryController, SigningKeysController } from './notary.controllers';
 import { VerifyPageController } from './verify-page.controller';
@@ -41,13 +46,27 @@ import { GenerateSandboxDatasetController } from '../generate-sandbox-dataset/ge
 import { GenerateSandboxDatasetHandler } from '../generate-sandbox-dataset/generate-sandbox-dataset.handler';
 
 /** The notary's inline read models, registered with the event store wherever it is opened. */
-export const notaryProjections: InlineProjection[] = [certificatesProjection, signingKeysProjection];
+export const notaryProjections: InlineProjection[] = [certificatesProjection, signingKeysProjection, creditCheckoutsProjection];
+
+/** The reconciliation of credits checkouts left without an outcome, on a timer in every process that takes checkouts. */
+export class CreditCheckoutSweep extends PeriodicSweep {}
 
 /** Certificate issuance, retrieval and verification, and the published signing keys. */
 @Module({})
-export class NotaryModule {
-  constructor(projections: ProjectionHost) {
+export class NotaryModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    projections: ProjectionHost,
+    @Inject(CreditCheckoutSweep) private readonly checkoutSweep: CreditCheckoutSweep,
+  ) {
     projections.register(registryProjection);
+  }
+
+  onApplicationBootstrap(): void {
+    this.checkoutSweep.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.checkoutSweep.stop();
   }
 
   /** `settlementProvider`: the sandbox provider unless another is given (tests script failures). */
@@ -87,6 +106,14 @@ export class NotaryModule {
         { provide: CreditTotals, useExisting: CertificateReadModel },
         { provide: CreditsRepository, useFactory: (store: EventStore) => new CreditsRepository(store), inject: [EventStore] },
         CheckoutCreditsHandler,
+        { provide: CreditCheckouts, useFactory: (db: SqlDatabase) => new SqlCreditCheckouts(db), inject: [SqlDatabase] },
+        ReconcileCreditCheckoutsHandler,
+        {
+          provide: CreditCheckoutSweep,
+          useFactory: (reconcile: ReconcileCreditCheckoutsHandler, logger: Logger) =>
+            new CreditCheckoutSweep((limit) => reconcile.execute(new ReconcileCreditCheckoutsCommand(limit)), RECONCILE_INTERVAL_MS, logger, [], 'credits checkout reconciliation'),
+          inject: [ReconcileCreditCheckoutsHandler, LOGGER],
+        },
         {
           provide: CreditsService,
           useFactory: (totals: CreditTotals, store: EventStore, provider: SettlementProvider) => new CreditsService(totals, store, provider),
@@ -98,7 +125,7 @@ export class NotaryModule {
         RegisterRegistryEntryHandler,
         EditRegistryEntryHandler,
       ],
-      exports: [CertificateService, CreditsService, RegistryService],
+      exports: [CertificateService, CreditsService, RegistryService, CreditCheckoutSweep],
     };
   }
 }
