@@ -113,6 +113,11 @@ export interface StreamAppend {
   expected?: ExpectedRevision;
 }
 
+/** `allOrNothing`: a wrong expected revision of any append writes none of them (AppendsNotWritten). */
+export interface AppendManyOptions {
+  allOrNothing?: boolean;
+}
+
 /** What became of one append of `appendMany`: a wrong expected revision fails that append alone. */
 export type StreamAppendOutcome =
   | { status: 'appended' | 'replay'; result: AppendResult }
@@ -131,7 +136,7 @@ export abstract class EventStore {
    * (a wrong expected revision fails that one and the others go on); a read-model constraint
    * refusing any change undoes them all.
    */
-  abstract appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]>;
+  abstract appendMany(appends: StreamAppend[], options?: AppendManyOptions): Promise<StreamAppendOutcome[]>;
   /** Registers a read model; its tables are written by this projection only, on every append. The same projection twice is a no-op. */
   abstract registerProjection(projection: InlineProjection): void;
   /** Empties the projection's tables and applies every stored event it reads again; returns how many. */
@@ -151,6 +156,16 @@ export abstract class EventStore {
   abstract headPosition(): Promise<number>;
   abstract ping(): Promise<void>;
   abstract close(): Promise<void>;
+}
+
+/** An all-or-nothing `appendMany` wrote nothing: `outcomes` says which appends found their stream moved. */
+export class AppendsNotWritten extends Error {
+  readonly code = 'appends_not_written';
+  constructor(readonly outcomes: StreamAppendOutcome[]) {
+    const wrong = outcomes.filter((o) => o.status === 'wrong_expected_version');
+    super(`nothing was written: ${wrong.length} of ${outcomes.length} appends found their stream at another revision`);
+    this.name = 'AppendsNotWritten';
+  }
 }
 
 export class WrongExpectedVersion extends Error {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WrongExpectedVersion } from '../event-store.port';
+import { AppendsNotWritten, WrongExpectedVersion } from '../event-store.port';
 import { increment, InlineProjection, ReadModelConstraintViolated, RowChange, eventFact } from '../projections/read-model';
 import { InMemoryEventStore } from './in-memory-event-store';
 
@@ -44,6 +44,22 @@ describe('InMemoryEventStore (the port in memory, for handler specs)', () => {
     expect(store.rows('orders')).toHaveLength(2);
     expect(await store.rebuildProjection('counts')).toBe(2);
     expect(store.rows('per_customer')).toEqual([{ customer: 'c', n: 2 }]);
+  });
+
+  it('writes none of an all-or-nothing appendMany when one stream moved, and says which', async () => {
+    await store.append('o-2', [{ type: 'Opened', data: { id: 'o-2', customer: 'c' } }]);
+    const appends = [
+      { stream: 'o-1', events: [{ type: 'Opened', data: { id: 'o-1', customer: 'a' } }], expected: 'no_stream' as const },
+      { stream: 'o-2', events: [{ type: 'Closed', data: { id: 'o-2' } }], expected: 5 },
+    ];
+    const refused = await store.appendMany(appends, { allOrNothing: true }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(AppendsNotWritten);
+    expect((refused as AppendsNotWritten).outcomes.map((o) => o.status)).toEqual(['appended', 'wrong_expected_version']);
+    expect(await store.readStream('o-1')).toEqual([]);
+    expect(store.rows('orders').map((r) => r.id)).toEqual(['o-2']);
+    // Without the flag the same call writes the one that fits.
+    expect((await store.appendMany(appends)).map((o) => o.status)).toEqual(['appended', 'wrong_expected_version']);
+    expect(await store.readStream('o-1')).toHaveLength(1);
   });
 
   it('reads $all in order with filters, and a subscription sees later appends', async () => {

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { canonicalJson } from '@app/crypto';
 import {
   AllSubscription,
+  AppendManyOptions,
   AppendResult,
+  AppendsNotWritten,
   ChainVerdict,
   EventIdConflict,
   EventStore,
@@ -63,7 +65,7 @@ export class InMemoryEventStore extends EventStore {
     return outcome.result;
   }
 
-  async appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]> {
+  async appendMany(appends: StreamAppend[], options: AppendManyOptions = {}): Promise<StreamAppendOutcome[]> {
     const staged = new Map([...this.tables].map(([name, t]) => [name, new Map([...t].map(([k, r]) => [k, { ...r }]))]));
     const written: RecordedEvent[] = [];
     const outcomes: StreamAppendOutcome[] = [];
@@ -72,6 +74,7 @@ export class InMemoryEventStore extends EventStore {
       const outcome = this.stage(a, heads, written, staged);
       outcomes.push(outcome);
     }
+    if (options.allOrNothing && outcomes.some((o) => o.status === 'wrong_expected_version')) throw new AppendsNotWritten(outcomes);
     for (const p of this.projections) for (const check of p.checks ?? []) {
       for (const row of staged.get(check.table)?.values() ?? []) {
         if (!check.holds(row)) throw new ReadModelConstraintViolated(check.name, `read-model constraint ${check.name} refused the change`);

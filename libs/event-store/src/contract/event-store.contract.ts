@@ -3,7 +3,7 @@
  * `eventStoreContract(harness)`; nothing here knows which adapter it runs against.
  */
 import { randomUUID } from 'node:crypto';
-import { EventIdConflict, InvalidAppend, NewEvent, RecordedEvent, WrongExpectedVersion } from '../event-store.port';
+import { AppendsNotWritten, EventIdConflict, InvalidAppend, NewEvent, RecordedEvent, WrongExpectedVersion } from '../event-store.port';
 import { SqlDatabase } from '../sql/sql-database';
 import { SqlEventStore } from '../sql/sql-event-store';
 
@@ -187,6 +187,28 @@ export function eventStoreContract(adapter: string, makeHarness: () => ContractH
         const rows = await db.query<{ stream_id: string; revision: string | number }>('SELECT stream_id, revision FROM contract_many_follow_up WHERE stream_id = ANY($1)', [[a, b, c]]);
         expect(rows.map((r) => [r.stream_id, Number(r.revision)])).toEqual([[a, 0]]);
         expect(await db.query('SELECT stream_id FROM contract_many_follow_up_2 WHERE stream_id = ANY($1)', [[a, b, c]])).toEqual([{ stream_id: a }]);
+      });
+
+      it('all or nothing on request: one append whose stream moved writes none of them, and says which', async () => {
+        const [a, b] = [stream('whole'), stream('whole')];
+        await store.append(b, [ev('B0')]);
+        const refused = await store
+          .appendMany(
+            [
+              { stream: a, events: [ev('A1')], expected: 'no_stream' },
+              { stream: b, events: [ev('B1')], expected: 'no_stream' },
+            ],
+            { allOrNothing: true },
+          )
+          .catch((err: unknown) => err);
+        expect(refused).toBeInstanceOf(AppendsNotWritten);
+        expect((refused as AppendsNotWritten).outcomes.map((o) => o.status)).toEqual(['appended', 'wrong_expected_version']);
+        expect(await store.readStream(a)).toEqual([]);
+        expect(await store.readStream(b)).toHaveLength(1);
+        // Without the moved stream the same write goes through whole.
+        const whole = await store.appendMany([{ stream: a, events: [ev('A1')], expected: 'no_stream' }, { stream: b, events: [ev('B1')], expected: 0 }], { allOrNothing: true });
+        expect(whole.map((o) => o.status)).toEqual(['appended', 'appended']);
+        expect((await store.readStream(a)).map((e) => e.type)).toEqual(['A1']);
       });
 
       it('commits or rolls back with the caller\'s transaction', async () => {

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { canonicalJson } from '@app/crypto';
 import {
+  AppendManyOptions,
   AppendResult,
+  AppendsNotWritten,
   EventIdConflict,
   ExpectedRevision,
   InvalidAppend,
@@ -62,14 +64,32 @@ export class SqlEventStore extends SqlEventReads {
     this.projections.register(projection);
   }
 
-  async appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]> {
+  async appendMany(appends: StreamAppend[], options: AppendManyOptions = {}): Promise<StreamAppendOutcome[]> {
     const started = this.onAppend ? performance.now() : 0;
     try {
-      const outcomes = await this.appendManyIn(this.db, appends);
+      const outcomes = options.allOrNothing ? await this.appendAllOrNothing(appends) : await this.appendManyIn(this.db, appends);
       if (outcomes.some((o) => o.status === 'appended')) this.announce();
       return outcomes;
     } finally {
       this.onAppend?.('append_many', (performance.now() - started) / 1000);
+    }
+  }
+
+  /** The same statement in a transaction, rolled back when any append found its stream moved. */
+  private async appendAllOrNothing(appends: StreamAppend[]): Promise<StreamAppendOutcome[]> {
+    let refused: StreamAppendOutcome[] | undefined;
+    try {
+      return await this.db.transaction(async (tx) => {
+        const outcomes = await this.appendManyIn(tx, appends);
+        if (outcomes.some((o) => o.status === 'wrong_expected_version')) {
+          refused = outcomes;
+          throw new AppendsNotWritten(outcomes);
+        }
+        return outcomes;
+      });
+    } catch (err) {
+      if (refused) throw new AppendsNotWritten(refused);
+      throw err;
     }
   }
 

@@ -111,4 +111,26 @@ describe('ImportLegacyCertificatesHandler (on the in-memory store)', () => {
     await expect(sut.execute(new ImportLegacyCertificatesCommand('org_other', parse([first])))).rejects.toMatchObject({ details: { refused: [{ reason: 'certificate_conflict' }] } });
     expect(await store.readStream(certificateStream(first.payload.certification_id))).toHaveLength(1);
   });
+
+  it('writes nothing when another organization imports one of its certificates between the plan and the write: the keys and the other certificates stay out too', async () => {
+    const racer = legacySigner();
+    const [a, b] = [legacyManifest(racer), legacyManifest(racer)];
+    const appendMany = store.appendMany.bind(store);
+    let raced = false;
+    jest.spyOn(store, 'appendMany').mockImplementation(async (appends, options) => {
+      if (!raced) {
+        raced = true;
+        // The other import lands first, on b's stream.
+        await store.append(certificateStream(b.payload.certification_id), [{ type: CERTIFICATE_IMPORTED, data: { org_id: 'org_other', manifest: b } }], { expectedRevision: 'no_stream' });
+      }
+      return appendMany(appends, options);
+    });
+    await expect(sut.execute(new ImportLegacyCertificatesCommand(ORG, parse([a, b])))).rejects.toMatchObject({
+      code: 'legacy_import_refused',
+      message: expect.stringMatching(/^nothing was imported/),
+      details: { refused: [{ certificate_id: b.payload.certification_id, reason: 'certificate_conflict' }] },
+    });
+    expect(await store.readStream(certificateStream(a.payload.certification_id))).toEqual([]);
+    expect((await store.readStream(SIGNING_KEYS_STREAM)).map((e) => e.type)).not.toContain(SIGNING_KEY_IMPORTED);
+  });
 });

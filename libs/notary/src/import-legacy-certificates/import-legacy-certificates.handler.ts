@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AppError, KEY_ENCRYPTION_KEY } from '@app/core';
 import { canonicalJson, PublicSigningKey, sha256Hex } from '@app/crypto';
-import { EventStore, StreamAppend } from '@app/event-store';
+import { AppendsNotWritten, EventStore, StreamAppend } from '@app/event-store';
 import { CertificateRepository } from '../certificates/certificate.repository';
 import type { SignedManifest } from '../domain/certificate';
 import { CERTIFICATE_IMPORTED, CertificateImportedData, certificateStream } from '../domain/certificate.aggregate';
@@ -18,7 +18,9 @@ import { ImportLegacyCertificatesCommand, LegacyImportReport } from './import-le
  * before anything is written. Then ONE appendMany writes the new verify-only keys (derived event
  * ids, at any revision of the ring: they depend on no other key) and one CertificateImported per
  * certificate on its own stream (`no_stream`, derived event ids: the same import written twice is
- * a replay). A certificate stream another import opened meanwhile decides again.
+ * a replay), all or nothing: a certificate stream another import opened meanwhile writes none of
+ * it, and the import decides again (the other import's certificates are then already imported, or
+ * refused as a conflict with nothing written).
  */
 @CommandHandler(ImportLegacyCertificatesCommand)
 export class ImportLegacyCertificatesHandler implements ICommandHandler<ImportLegacyCertificatesCommand, LegacyImportReport> {
@@ -54,17 +56,22 @@ export class ImportLegacyCertificatesHandler implements ICommandHandler<ImportLe
         return { stream: certificateStream(id), events: [{ event_id: derivedEventId(`${CERTIFICATE_IMPORTED}:${id}:${sha256Hex(canonicalJson(data))}`), type: CERTIFICATE_IMPORTED, data }], expected: 'no_stream' };
       });
       if (plan.keysAdded.length > 0) appends.unshift(this.keys.importAppend(importVerifyOnlyKeys(plan.keysAdded)));
-      const outcomes = appends.length > 0 ? await this.store.appendMany(appends) : [];
+      // All or nothing: a certificate stream another import opened meanwhile writes none of this
+      // plan (not the keys, not the other certificates), and the import decides again.
       let lost = false;
-      outcomes.forEach((o, i) => {
-        const stream = appends[i].stream;
-        if (!stream.startsWith(certificateStream(''))) return;
-        if (o.status === 'appended') written.add(stream.slice(certificateStream('').length));
-        else if (o.status === 'wrong_expected_version') lost = true;
-      });
-      for (const k of plan.keysAdded) registered.set(k.key_id, k);
-      // Every process must know the new keys before it is asked to verify with them.
-      if (plan.keysAdded.length > 0) await this.keys.announce();
+      try {
+        const outcomes = appends.length > 0 ? await this.store.appendMany(appends, { allOrNothing: true }) : [];
+        outcomes.forEach((o, i) => {
+          const stream = appends[i].stream;
+          if (stream.startsWith(certificateStream('')) && o.status === 'appended') written.add(stream.slice(certificateStream('').length));
+        });
+        for (const k of plan.keysAdded) registered.set(k.key_id, k);
+        // Every process must know the new keys before it is asked to verify with them.
+        if (plan.keysAdded.length > 0) await this.keys.announce();
+      } catch (err) {
+        if (!(err instanceof AppendsNotWritten)) throw err;
+        lost = true;
+      }
       if (lost && attempt < 5) continue;
       if (lost) throw new Error('legacy import: certificate streams kept changing under the import');
 
