@@ -221,6 +221,13 @@ describe('access (e2e)', () => {
       expect(quota.buckets.public_verify_window.remaining).toBe(0);
     });
 
+    it('counts an IPv6 client by its /64: another address of the same /64 shares the bucket, another /64 does not', async () => {
+      const prefix = `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
+      for (let i = 0; i < 60; i++) expect((await call('GET', '/__access/public', {}, `${prefix}::${(i + 1).toString(16)}`)).statusCode).toBe(200);
+      expect((await call('GET', '/__access/public', {}, `${prefix}:ffff:ffff:ffff:ffff`)).statusCode).toBe(429);
+      expect((await call('GET', '/__access/public', {}, `2001:db8:ffff:${randomBytes(2).toString('hex')}::1`)).statusCode).toBe(200);
+    });
+
     it('reports quota without counting anything', async () => {
       const ip = newIp();
       await call('GET', '/__access/public', {}, ip);

@@ -7,6 +7,7 @@ import type { Logger } from '@app/http';
 import { Metrics } from '@app/metrics';
 import { parseAuthorization } from '../domain/api-key';
 import { didIdentityKey, parseAgentDid } from '../domain/agent-did';
+import { clientNetwork } from '../domain/client-network';
 import { BucketName, BucketPolicy, BucketRule, BUCKETS, ruleFor } from '../domain/lanes';
 import { missingScopes, Scope } from '../domain/scopes';
 import { AccessService } from '../keys/access.service';
@@ -17,7 +18,8 @@ import { AccessContext, AUTH_SCOPES, LANE_AWARE, THROTTLE_BUCKET } from './acces
 type AccessRequest = FastifyRequest & { access?: AccessContext };
 
 // One-shot hash: a Hash object per request cost more than the digest itself.
-export const ipIdentityKey = (ip: string) => `ip_${hash('sha256', ip, 'hex').slice(0, 32)}`;
+/** A per-IP bucket's identity: the address's network (an IPv6 address counts with its /64). */
+export const ipIdentityKey = (ip: string) => `ip_${hash('sha256', clientNetwork(ip), 'hex').slice(0, 32)}`;
 
 /**
  * Resolves the caller's lane (authenticated > agent > anonymous), enforces a route's scopes and
@@ -157,7 +159,7 @@ export class AccessGuard implements CanActivate {
     const key = didIdentityKey(did.did);
     let state;
     try {
-      state = await this.rotation.admit(ip, key, peekOnly);
+      state = await this.rotation.admit(clientNetwork(ip), key, peekOnly);
     } catch (err) {
       if (!(err instanceof RateLimitStoreUnavailable)) throw err;
       // Cannot check the rotation cap: no agent privileges, but the request is served.
