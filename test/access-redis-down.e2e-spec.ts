@@ -14,11 +14,12 @@ describe('access with Redis unreachable', () => {
   });
   afterAll(() => t?.close());
 
-  it('fails sandbox key minting closed with 503 and Retry-After', async () => {
+  it('fails sandbox key minting closed with 503, Retry-After and the RateLimit headers (none left until the retry)', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/sandbox/keys' });
     expect(res.statusCode).toBe(503);
     expect(res.json()).toMatchObject({ ok: false, error: 'rate_limiter_unavailable' });
     expect(res.headers['retry-after']).toBe('5');
+    expect([res.headers['ratelimit-limit'], res.headers['ratelimit-remaining'], res.headers['ratelimit-reset']]).toEqual(['3', '0', '5']);
   });
 
   it('serves authenticated calls without counting (fail open)', async () => {

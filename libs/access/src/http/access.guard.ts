@@ -116,7 +116,13 @@ export class AccessGuard implements CanActivate {
       if (!(err instanceof RateLimitStoreUnavailable)) throw err;
       this.logger.warn({ bucket, err: err.message, fail: onStoreDown }, 'rate-limit store unavailable');
       if (onStoreDown === 'open') return null;
-      throw new AppError('rate_limiter_unavailable', 'Rate limiting is unavailable; retry shortly', 503, undefined, { 'retry-after': '5' });
+      // The spec's headers on a 503 too: what is left is unknown, so none is promised before the retry.
+      throw new AppError('rate_limiter_unavailable', 'Rate limiting is unavailable; retry shortly', 503, undefined, {
+        'retry-after': '5',
+        'ratelimit-limit': String(rule.limit),
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': '5',
+      });
     }
   }
 
