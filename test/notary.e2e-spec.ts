@@ -5,6 +5,7 @@ import { AccessService } from '@app/access';
 import { canonicalJson } from '@app/crypto';
 import { SqlDatabase } from '@app/event-store';
 import { manifestRoot, SigningKeyStore, verifyPredictionProof } from '@app/notary';
+import { isolatedEnv } from './support/isolated-env';
 import { startTestApp, TestApp } from './support/test-app';
 
 ed.hashes.sha512 = (m: Uint8Array) => new Uint8Array(createHash('sha512').update(m).digest());
@@ -14,12 +15,16 @@ describe('notary (e2e)', () => {
   let t: TestApp;
   let access: AccessService;
   let stopped = false;
+  let iso: Awaited<ReturnType<typeof isolatedEnv>> | undefined;
   beforeAll(async () => {
-    t = await startTestApp({ TRUST_PROXY: 'true' });
+    // Its own schema in the PostgreSQL pass: it rotates the signing key, which would change the key status other suites' answers name.
+    iso = await isolatedEnv();
+    t = await startTestApp({ ...iso.env, TRUST_PROXY: 'true' });
     access = t.app.get(AccessService);
   });
   afterAll(async () => {
     if (!stopped) await t?.close();
+    await iso?.dispose();
   });
 
   const ip = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;

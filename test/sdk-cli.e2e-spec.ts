@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AccessService } from '@app/access';
 import { eventHash, SqlDatabase } from '@app/event-store';
+import { isolatedEnv } from './support/isolated-env';
 import { startTestApp, TestApp } from './support/test-app';
 
 const ROOT = join(__dirname, '..');
@@ -44,6 +45,7 @@ describe('sigil CLI (e2e)', () => {
   let textCert: { dataset_hash: string };
   let txn: string;
   let blocked: string;
+  let iso: Awaited<ReturnType<typeof isolatedEnv>> | undefined;
   const csv = 'id,label\n1,café\n';
   const json = { labels: ['cat', 'dog'], version: 2 };
 
@@ -51,7 +53,10 @@ describe('sigil CLI (e2e)', () => {
     // Once per file: the CLI bundle (libs/sdk/dist/cli.cjs), when missing or stale.
     execFileSync(process.execPath, [join(ROOT, 'scripts/sdk-build.js'), 'cli'], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 180_000 });
     dir = mkdtempSync(join(tmpdir(), 'sigil-cli-e2e-'));
-    t = await startTestApp({ RATE_LIMITS: 'off' });
+    // Its own schema in the PostgreSQL pass: the answers name the signing key's status, and other
+    // suites' apps rotate the shared key ring meanwhile.
+    iso = await isolatedEnv();
+    t = await startTestApp({ ...iso.env, RATE_LIMITS: 'off' });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     const access = t.app.get(AccessService);
@@ -105,6 +110,7 @@ describe('sigil CLI (e2e)', () => {
 
   afterAll(async () => {
     await t?.close();
+    await iso?.dispose();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

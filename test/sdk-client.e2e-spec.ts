@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { AccessService } from '@app/access';
 import { manifestRoot, SigningKeyStore } from '@app/notary';
 import { hashContent, SigilClient, SigilError, verifyCertificate, verifyPredictionProof, verifyReceipt, verifyTimeline } from '@app/sdk';
+import { isolatedEnv } from './support/isolated-env';
 import { startTestApp, TestApp } from './support/test-app';
 
 /** The SDK's client against the running service over real HTTP (issue 7). */
@@ -12,8 +13,11 @@ describe('SDK client (e2e)', () => {
   let sigil: SigilClient;
   let commerce: SigilClient;
 
+  let iso: Awaited<ReturnType<typeof isolatedEnv>> | undefined;
   beforeAll(async () => {
-    t = await startTestApp();
+    // Its own schema in the PostgreSQL pass: it rotates the signing key, which would change the key status other suites' answers name.
+    iso = await isolatedEnv();
+    t = await startTestApp(iso.env);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     const access = t.app.get(AccessService);
@@ -27,6 +31,7 @@ describe('SDK client (e2e)', () => {
   });
   afterAll(async () => {
     await t?.close();
+    await iso?.dispose();
   });
 
   const failure = async (p: Promise<unknown>): Promise<SigilError> => {
