@@ -48,7 +48,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     // outermost one saw, counted from the right of X-Forwarded-For (a hop count, not `true`: that
     // took the leftmost entry, which the client writes, so any caller could pick its own bucket).
     // (A function: this fastify reads a plain number as "trust nothing".)
-    trustProxy: config.TRUST_PROXY > 0 ? (_address: string, hop: number) => hop < config.TRUST_PROXY : false,
+    // (Addresses or CIDRs: only hops from those are trusted; a direct client is its socket address.)
+    trustProxy: trustProxy(config.TRUST_PROXY),
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     // What Fastify refuses before any route or hook runs (a path that is not valid percent-encoding,
@@ -174,4 +175,10 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: '/openapi.json', yamlDocumentUrl: '/openapi.yaml' });
   await app.init();
   return app;
+}
+
+/** Fastify's `trustProxy` for TRUST_PROXY: a hop count, or the proxies' addresses and CIDRs. */
+function trustProxy(setting: number | string[]): false | string[] | ((address: string, hop: number) => boolean) {
+  if (Array.isArray(setting)) return setting;
+  return setting > 0 ? (_address: string, hop: number) => hop < setting : false;
 }

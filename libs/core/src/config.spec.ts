@@ -97,6 +97,13 @@ describe('loadConfig', () => {
     for (const value of ['maybe', '-1', '1.5', '100']) expect(variablesOf(() => loadConfig({ TRUST_PROXY: value }))).toEqual(['TRUST_PROXY']);
   });
 
+  it('reads TRUST_PROXY as the proxies\' addresses and CIDRs when it lists them', () => {
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,fd00::/8, ::1' }).TRUST_PROXY).toEqual(['10.0.0.0/8', '192.168.1.7', 'fd00::/8', '::1']);
+    for (const value of ['10.0.0.0/33', '10.0.0/8', '10.0.0.1,', 'fd00::/129', '0x7f.0.0.1', '10.0.0.1/8/8', 'example.com']) {
+      expect([value, variablesOf(() => loadConfig({ TRUST_PROXY: value }))]).toEqual([value, ['TRUST_PROXY']]);
+    }
+  });
+
   it('names every bad variable at once', () => {
     expect(variablesOf(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'y' })).sort()).toEqual(['LOG_LEVEL', 'PORT']);
   });

@@ -1,4 +1,14 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+
+/** An IPv4 (four decimal parts) or IPv6 address, or a CIDR of either (`10.0.0.0/8`, `fd00::/8`). */
+const isAddressOrCidr = (value: string): boolean => {
+  const [address, prefix, ...rest] = value.split('/');
+  if (rest.length > 0) return false;
+  const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+  if (!v4 && !(address.includes(':') && ipaddr.IPv6.isValid(address))) return false;
+  return prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (v4 ? 32 : 128));
+};
 
 /**
  * All configuration comes from environment variables and is validated once at start.
@@ -72,15 +82,24 @@ const envSchema = z.object({
   /** `off` stops counting (authentication and scopes still apply): for benchmarks and emergencies. */
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   /**
-   * How many reverse proxies stand in front (0: none; true: one): the client IP is the address the
-   * outermost of them saw, counted from the right of X-Forwarded-For. Never "trust every hop": the
-   * left of that header is whatever the client sent, and per-IP limits would key on it.
+   * The reverse proxies in front: how many (0: none; true: one), or which (their addresses or
+   * CIDRs, comma-separated). The client IP is the address the outermost trusted proxy saw, counted
+   * from the right of X-Forwarded-For. Never "trust every hop": the left of that header is whatever
+   * the client sent, and per-IP limits would key on it. With addresses, a client that reaches the
+   * service directly is its own socket address, whatever header it sends.
    */
   TRUST_PROXY: z
     .string()
-    .regex(/^(true|false|on|off|yes|no|[0-9]{1,2})$/, { error: 'TRUST_PROXY must be true, false or the number of proxies in front (0..99)' })
     .optional()
-    .transform((v) => (v === undefined || ['false', 'off', 'no'].includes(v) ? 0 : ['true', 'on', 'yes'].includes(v) ? 1 : Number(v))),
+    .transform((v, ctx): number | string[] => {
+      if (v === undefined || ['false', 'off', 'no'].includes(v)) return 0;
+      if (['true', 'on', 'yes'].includes(v)) return 1;
+      if (/^[0-9]{1,2}$/.test(v)) return Number(v);
+      const proxies = v.split(',').map((p) => p.trim());
+      if (proxies.length > 0 && proxies.every(isAddressOrCidr)) return proxies;
+      ctx.addIssue({ code: 'custom', message: 'TRUST_PROXY must be true, false, the number of proxies in front (0..99), or their addresses or CIDRs, comma-separated' });
+      return z.NEVER;
+    }),
   /** Serve `GET /metrics` on a listener of its own (api and worker); 0 picks a free port. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Bearer token a scrape of `GET /metrics` must carry; alone, it serves metrics on the api's PORT. */
