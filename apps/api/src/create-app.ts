@@ -4,8 +4,8 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { fastify, FastifyReply, FastifyRequest } from 'fastify';
 import { CONSOLE_UPLOAD_ROUTE } from '@app/console';
-import { AppConfig } from '@app/core';
-import { completeOpenApiDocument, createLogger, ErrorEnvelopeFilter, errorEnvelope, Logger, nulTextPath, PinoNestLogger, requestIdFor } from '@app/http';
+import { AppConfig, nulTextPath } from '@app/core';
+import { completeOpenApiDocument, createLogger, ErrorEnvelopeFilter, errorEnvelope, Logger, PinoNestLogger, requestIdFor } from '@app/http';
 import { ISSUANCE_BODY_LIMIT_BYTES } from '@app/notary';
 import { answerScrape, Metrics, metricsExposure, UNMATCHED_ROUTE } from '@app/metrics';
 import { Lifecycle } from '@app/platform';
@@ -44,11 +44,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     // While closing, new requests get 503 and in-flight ones finish.
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    // Per-IP limits need the client's address; behind TRUST_PROXY proxies it is the address the
-    // outermost one saw, counted from the right of X-Forwarded-For (a hop count, not `true`: that
-    // took the leftmost entry, which the client writes, so any caller could pick its own bucket).
-    // (A function: this fastify reads a plain number as "trust nothing".)
-    // (Addresses or CIDRs: only hops from those are trusted; a direct client is its socket address.)
+    // Per-IP limits need the client's address: behind TRUST_PROXY's proxies, see trustProxy.
     trustProxy: trustProxy(config.TRUST_PROXY),
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -177,7 +173,12 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   return app;
 }
 
-/** Fastify's `trustProxy` for TRUST_PROXY: a hop count, or the proxies' addresses and CIDRs. */
+/**
+ * Fastify's `trustProxy` for TRUST_PROXY: the client is the address the outermost trusted proxy
+ * saw, counted from the right of X-Forwarded-For. A hop count is a function (this fastify reads a
+ * plain number as "trust nothing"; `true` took the leftmost entry, which the client writes). With
+ * addresses or CIDRs only hops from those are trusted, so a direct client is its socket address.
+ */
 function trustProxy(setting: number | string[]): false | string[] | ((address: string, hop: number) => boolean) {
   if (Array.isArray(setting)) return setting;
   return setting > 0 ? (_address: string, hop: number) => hop < setting : false;

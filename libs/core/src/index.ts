@@ -9,3 +9,5 @@ export * from './tokens';
 export * from './caching';
 export * from './batcher';
 export * from './periodic-sweep';
+export * from './nul-text';
+export * from './instants';

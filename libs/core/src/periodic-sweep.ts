@@ -33,13 +33,13 @@ export class PeriodicSweep {
   /** One pass; exposed so tests and the CLI can run a sweep on demand. */
   async tick(): Promise<number> {
     if (this.running) return 0;
-    let expired = 0;
+    let handled = 0;
     this.running = (async () => {
       try {
         let batch: number;
         do {
           batch = await this.due(100);
-          expired += batch;
+          handled += batch;
         } while (batch === 100);
         for (const job of this.extra) await job();
       } catch (err) {
@@ -48,7 +48,7 @@ export class PeriodicSweep {
     })();
     await this.running;
     this.running = null;
-    return expired;
+    return handled;
   }
 
   async stop(): Promise<void> {

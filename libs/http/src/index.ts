@@ -7,4 +7,3 @@ export * from './openapi';
 export * from './page-cursor';
 export * from './error-catalog';
 export * from './error-docs';
-export * from './nul-text';

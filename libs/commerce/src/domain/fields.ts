@@ -61,7 +61,8 @@ export const amountField = () =>
 
 /** A listing's `from` / `to`: a date or date-time (see parseListingBound), passed on as its canonical ISO instant. */
 export const listingBoundField = () =>
-  z
-    .string()
-    .refine((v) => parseListingBound(v) !== null, 'must be an ISO-8601 date or date-time')
-    .transform((v) => parseListingBound(v)!);
+  z.string().transform((v, ctx) => {
+    const instant = parseListingBound(v);
+    if (instant === null) ctx.addIssue({ code: 'custom', message: 'must be an ISO-8601 date or date-time' });
+    return instant ?? z.NEVER;
+  });

@@ -1,3 +1,5 @@
+import { isStorableTime } from '@app/core';
+
 /**
  * Strict ISO-8601 date-times that name an instant: a calendar date, `T`, a time (hh:mm, seconds
  * and up to 9 fraction digits optional) and a zone, `Z` or ±hh:mm (extended format, as RFC 3339
@@ -48,21 +50,11 @@ export function parseListingBound(value: string): string | null {
   if (!m || Number.isNaN(ms)) return null;
   const [year, month, day] = [m[1], m[2], m[3]].map(Number);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
-  const at = new Date(ms);
-  if (at.getUTCFullYear() < 1 || at.getUTCFullYear() > 9999) return null;
-  return at.toISOString();
+  return isStorableTime(ms) ? new Date(ms).toISOString() : null;
 }
 
-/** The first and last instants whose UTC year is 1..9999: what PostgreSQL stores and reads back as this API writes instants. */
-const FIRST_INSTANT = new Date('0001-01-01T00:00:00.000Z').getTime();
-const LAST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-
-/**
- * A strict instant (isIsoInstant) that falls in the UTC years 1..9999. Year 0 (`0000-…Z`, or
- * `0001-01-01T00:00:00+01:00`, which is year 0 in UTC) is refused by PostgreSQL or read back as
- * a BC date the embedded driver cannot parse; past 9999 there is no four-digit form to answer with.
- */
+/** A strict instant (isIsoInstant) that PostgreSQL stores and reads back (isStorableTime: UTC years 1..9999). */
 export const isStorableInstant = (value: unknown): value is string => {
   const at = parseIsoInstant(value);
-  return at !== null && at >= FIRST_INSTANT && at <= LAST_INSTANT;
+  return at !== null && isStorableTime(at);
 };

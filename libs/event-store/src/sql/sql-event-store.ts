@@ -75,22 +75,13 @@ export class SqlEventStore extends SqlEventReads {
     }
   }
 
-  /** The same statement in a transaction, rolled back when any append found its stream moved. */
-  private async appendAllOrNothing(appends: StreamAppend[]): Promise<StreamAppendOutcome[]> {
-    let refused: StreamAppendOutcome[] | undefined;
-    try {
-      return await this.db.transaction(async (tx) => {
-        const outcomes = await this.appendManyIn(tx, appends);
-        if (outcomes.some((o) => o.status === 'wrong_expected_version')) {
-          refused = outcomes;
-          throw new AppendsNotWritten(outcomes);
-        }
-        return outcomes;
-      });
-    } catch (err) {
-      if (refused) throw new AppendsNotWritten(refused);
-      throw err;
-    }
+  /** The same statement in a transaction, rolled back (AppendsNotWritten thrown through it) when any append found its stream moved. */
+  private appendAllOrNothing(appends: StreamAppend[]): Promise<StreamAppendOutcome[]> {
+    return this.db.transaction(async (tx) => {
+      const outcomes = await this.appendManyIn(tx, appends);
+      if (outcomes.some((o) => o.status === 'wrong_expected_version')) throw new AppendsNotWritten(outcomes);
+      return outcomes;
+    });
   }
 
   /** Re-applies a projection to every stored event it reads, from an empty table, in one transaction. */

@@ -23,6 +23,8 @@ export interface CachedCertificate {
   /** The row as stored: the payload's JSON text and the signature fields. */
   readonly row: CertificateRow;
   readonly manifest: SignedManifest;
+  /** The payload names another certificate than its row: it certifies that one, not this. */
+  readonly namesAnother: boolean;
   /** The signature check, for the public key it was made with (null: the key id was unknown). */
   signature?: { readonly publicKey: string | null; readonly check: SignatureCheck };
 }

@@ -65,6 +65,7 @@ export class CertificateService {
     const entry: CachedCertificate = {
       row,
       manifest: deepFreeze({ schema_version: schema, payload, signature: { alg: 'Ed25519', key_id: row.key_id, value: row.signature } }),
+      namesAnother: String(payload.certification_id).toLowerCase() !== row.certificate_id.toLowerCase(),
     };
     this.cache.set(certificateId, entry);
     return entry;
@@ -182,10 +183,9 @@ export class CertificateService {
    * entry; the key's status rule (retired, revoked) is applied on every call, from the ring this
    * process reloads whenever any process changes a key.
    */
-  private checkEntry(entry: Pick<CachedCertificate, 'manifest' | 'signature'> & { row?: CachedCertificate['row'] }): KeyVerdict | { valid: false; reason: 'certificate_id_mismatch' } {
+  private checkEntry(entry: Pick<CachedCertificate, 'manifest' | 'signature'> & { namesAnother?: boolean }): KeyVerdict | { valid: false; reason: 'certificate_id_mismatch' } {
     const m = entry.manifest;
-    // The signed payload names its certificate: a record holding another certificate's payload is not this one.
-    if (entry.row && String(m.payload.certification_id).toLowerCase() !== entry.row.certificate_id.toLowerCase()) return { valid: false, reason: 'certificate_id_mismatch' };
+    if (entry.namesAnother) return { valid: false, reason: 'certificate_id_mismatch' };
     const key = this.keys.current.get(m.signature.key_id);
     const publicKey = key?.public_key ?? null;
     if (!entry.signature || entry.signature.publicKey !== publicKey) entry.signature = { publicKey, check: ed25519Check(m, publicKey) };

@@ -56,24 +56,19 @@ export function purchaseCredits(input: { checkoutId: string; credits: number; pr
   return [{ event_id: derivedEventId(`${input.checkoutId}:purchased`), type: NOTARY_CREDITS_PURCHASED, data }];
 }
 
-/** A declined or failed purchase: recorded, adds no credits. */
-export function failCheckout(input: { checkoutId: string; status: 'declined' | 'failed'; reason: string }) {
+/**
+ * A declined or failed purchase: recorded, adds no credits. `reconciled`: what the reconciliation
+ * learned of a checkout left without an outcome (a crash between the charge and its record, or an
+ * outcome that stayed unknown), including one never charged (`settlement_not_started`); it has an
+ * event id of its own, apart from the request's failure record.
+ */
+export function failCheckout(input: { checkoutId: string; status: 'declined' | 'failed'; reason: string; reconciled?: boolean }) {
   const data: CreditsCheckoutFailedData = { checkout_id: input.checkoutId, status: input.status, reason: input.reason };
-  return [{ event_id: derivedEventId(`${input.checkoutId}:failed:${input.status}`), type: NOTARY_CREDITS_CHECKOUT_FAILED, data }];
+  return [{ event_id: derivedEventId(`${input.checkoutId}:${input.reconciled ? 'reconciled' : 'failed'}:${input.status}`), type: NOTARY_CREDITS_CHECKOUT_FAILED, data }];
 }
 
 /** A checkout about to be charged; starting the same checkout again is a replay. */
 export function startCheckout(input: { checkoutId: string; credits: number; amountCents: number; provider: string; providerKey: string }) {
   const data: CreditsCheckoutStartedData = { checkout_id: input.checkoutId, credits: input.credits, amount_cents: input.amountCents, provider: input.provider, provider_key: input.providerKey };
   return [{ event_id: derivedEventId(`${input.checkoutId}:started`), type: NOTARY_CREDITS_CHECKOUT_STARTED, data }];
-}
-
-/**
- * What the reconciliation learned of a checkout left without an outcome (a crash between the
- * charge and its record, or an outcome that stayed unknown): refused, failed, or never charged
- * (`settlement_not_started`). Its own event id, apart from the request's failure record.
- */
-export function failCheckoutLate(input: { checkoutId: string; status: 'declined' | 'failed'; reason: string }) {
-  const data: CreditsCheckoutFailedData = { checkout_id: input.checkoutId, status: input.status, reason: input.reason };
-  return [{ event_id: derivedEventId(`${input.checkoutId}:reconciled:${input.status}`), type: NOTARY_CREDITS_CHECKOUT_FAILED, data }];
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isStorableTime, nulTextSteps } from '@app/core';
 import { canonicalJson, fromBase64Url, KeyRing, KeyRingError, PublicSigningKey } from '@app/crypto';
 import { CertificatePayload, LEGACY_CERT_SCHEMA_VERSION, SignedManifest, signingMessage } from './certificate';
 
@@ -37,26 +38,15 @@ export interface LegacyFileProblem {
 export type ParsedLegacyFile = { ok: true; certificates: LegacyCertificate[] } | { ok: false; problems: LegacyFileProblem[] };
 
 const SHA256_TAGGED = /^sha256:[0-9a-f]{64}$/;
-/** The instants PostgreSQL stores and reads back as we write them: UTC years 1..9999. */
-const FIRST_STORABLE = new Date('0001-01-01T00:00:00.000Z').getTime();
-const LAST_STORABLE = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /**
- * Where a value holds U+0000 (in a string or a property name): PostgreSQL's text and jsonb cannot
- * store it, so it would fail the import's write with a database error. The path, else null.
+ * Where a payload holds U+0000 (which would fail the import's write with a database error), as a
+ * file problem's field: `payload.a.0.b`, a NUL in a property name written `\u0000`.
  */
-function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, child] of Object.entries(value)) {
-    const at = path ? `${path}.${key.replaceAll('\u0000', '\\u0000')}` : key;
-    if (key.includes('\u0000')) return at;
-    const found = nulPath(child, at);
-    if (found !== null) return found;
-  }
-  return null;
+function nulField(payload: unknown): string | null {
+  const steps = nulTextSteps(payload);
+  return steps && ['payload', ...steps.map((step) => String(step).replaceAll('\u0000', '\\u0000'))].join('.');
 }
 
 const legacyPayload = z.looseObject({
@@ -65,7 +55,7 @@ const legacyPayload = z.looseObject({
   timestamp: z.iso
     .datetime({ offset: true, error: 'must be an ISO-8601 date-time with a zone' })
     // Year 0 (`0000-…`, or `0001-01-01T00:30:00+01:00`, year 0 in UTC) is refused by PostgreSQL.
-    .refine((t) => Date.parse(t) >= FIRST_STORABLE && Date.parse(t) <= LAST_STORABLE, { error: 'must be between the years 1 and 9999 (in UTC)' }),
+    .refine((t) => isStorableTime(Date.parse(t)), { error: 'must be between the years 1 and 9999 (in UTC)' }),
   issuer: z.string().min(1),
   dataset_hash: z.string().regex(SHA256_TAGGED, { error: 'must be sha256:<64 lowercase hex>' }),
   algorithm: z.string().optional(),
@@ -111,7 +101,7 @@ export function parseLegacyFile(text: string): ParsedLegacyFile {
       for (const issue of parsed.error.issues) problems.push({ index, field: issue.path.join('.'), message: issue.message });
       return;
     }
-    const nul = nulPath(parsed.data.payload, 'payload');
+    const nul = nulField(parsed.data.payload);
     if (nul !== null) {
       problems.push({ index, field: nul, message: 'must not contain U+0000 (it cannot be stored)' });
       return;

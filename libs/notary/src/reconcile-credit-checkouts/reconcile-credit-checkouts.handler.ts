@@ -4,7 +4,7 @@ import { Clock } from '@app/core';
 import { SettlementProvider } from '@app/settlement';
 import { CreditCheckouts } from '../credits/credit-checkouts.repository';
 import { CreditsRepository } from '../credits/credits.repository';
-import { failCheckoutLate, purchaseCredits } from '../domain/credits.aggregate';
+import { failCheckout, purchaseCredits } from '../domain/credits.aggregate';
 import { NOTARY_CLOCK } from '../issue-certificate/issue-certificate.handler';
 import { ReconcileCreditCheckoutsCommand } from './reconcile-credit-checkouts.command';
 
@@ -31,9 +31,9 @@ export class ReconcileCreditCheckoutsHandler implements ICommandHandler<Reconcil
       if (found.outcome === 'succeeded') {
         await this.credits.record(c.org_id, purchaseCredits({ checkoutId: c.checkout_id, credits: c.credits, provider: this.provider.name, providerReference: found.provider_reference }));
       } else if (found.outcome === 'not_found') {
-        await this.credits.record(c.org_id, failCheckoutLate({ checkoutId: c.checkout_id, status: 'failed', reason: 'settlement_not_started' }));
+        await this.credits.record(c.org_id, failCheckout({ checkoutId: c.checkout_id, status: 'failed', reason: 'settlement_not_started', reconciled: true }));
       } else {
-        await this.credits.record(c.org_id, failCheckoutLate({ checkoutId: c.checkout_id, status: found.outcome, reason: found.code }));
+        await this.credits.record(c.org_id, failCheckout({ checkoutId: c.checkout_id, status: found.outcome, reason: found.code, reconciled: true }));
       }
     }
     return due.length;

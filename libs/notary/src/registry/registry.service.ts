@@ -101,11 +101,12 @@ export class RegistryService {
     const found = (r: RegistryRow[]) => r.filter((x) => x.id !== null).length;
     const attempt = async (count: boolean): Promise<RegistryRow[]> => {
       const walked = await run(true, count);
-      if (!query.q || found(walked) > query.limit) return walked;
+      const walkedFound = found(walked);
+      if (!query.q || walkedFound > query.limit) return walked;
       // Nothing matches at all, or a short first page holds every match counted in its own
       // snapshot: the page is complete.
       const total = walked[0].total;
-      if (count && (Number(total) === 0 || (!cursor && found(walked) >= Number(total)))) return walked;
+      if (count && (Number(total) === 0 || (!cursor && walkedFound >= Number(total)))) return walked;
       // Otherwise the walk may have ended first: ask the planner's way. The total counted with
       // the walk holds while the registry's version has not moved.
       const planned = await run(false, false);

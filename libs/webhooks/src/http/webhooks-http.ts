@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AccessContext } from '@app/access';
+import { isStorableTime } from '@app/core';
 import { apiInput } from '@app/http';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE } from '../domain/event-types';
 import { DELIVERY_ID_RE, ENDPOINT_ID_RE } from '../domain/ids';
@@ -31,7 +32,7 @@ export const recoverQuery = z
   .object({
     since: z.iso
       .datetime({ offset: true, error: 'since must be an ISO-8601 date-time' })
-      .refine((s) => new Date(s).getUTCFullYear() >= 1 && new Date(s).getUTCFullYear() <= 9999, 'since must be between the years 1 and 9999 (in UTC)'),
+      .refine((s) => isStorableTime(Date.parse(s)), 'since must be between the years 1 and 9999 (in UTC)'),
   })
   .strict();
 export const listQuery = z
