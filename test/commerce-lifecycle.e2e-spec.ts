@@ -386,6 +386,32 @@ describe('agent commerce lifecycle (e2e)', () => {
       expect((await call('GET', '/api/cdp/transactions', key)).json().items).toHaveLength(1);
     });
 
+    it('a process that dies after recording the decision but before storing the answer: the retry answers that decision, never a second transaction', async () => {
+      const { orgId, key } = await orgWithKey();
+      const body = request();
+      const first = await call('POST', '/api/cdp/authorize', key, body, { 'idempotency-key': 'crash-1' });
+      expect(first.statusCode).toBe(200);
+      // What the dead process leaves: the key claimed, no answer, its lease run out.
+      const db = t.app.get(SqlDatabase);
+      const lapsed = await db.query(
+        `UPDATE idempotency_keys SET status = 'in_progress', claim_token = gen_random_uuid(), locked_until = now() - interval '1 second',
+           response_status = NULL, response_body = NULL, response_headers = NULL WHERE organization_id = $1 AND key = 'crash-1' RETURNING key`,
+        [orgId],
+      );
+      expect(lapsed).toHaveLength(1);
+      const retried = await call('POST', '/api/cdp/authorize', key, body, { 'idempotency-key': 'crash-1' });
+      expect(retried.statusCode).toBe(200);
+      expect(retried.json()).toEqual(first.json());
+      expect((await call('GET', '/api/cdp/transactions', key)).json().items).toHaveLength(1);
+      // The retry stored its answer: the next one is a plain replay.
+      const replay = await call('POST', '/api/cdp/authorize', key, body, { 'idempotency-key': 'crash-1' });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.json()).toEqual(first.json());
+      // A different request under a new key is a new transaction.
+      const next = await call('POST', '/api/cdp/authorize', key, body, { 'idempotency-key': 'crash-2' });
+      expect(next.json().transaction_id).not.toBe(first.json().transaction_id);
+    });
+
     it('50 parallel requests with one key create one transaction, and every response is that transaction', async () => {
       const { key } = await orgWithKey();
       const body = request();

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 
 export const newUuid = (): string => randomUUID();
 
@@ -19,6 +19,15 @@ export function newPrefixedId(prefix: string, bytes = 16): string {
   const hex = pool.toString('hex', poolAt, poolAt + bytes);
   poolAt += bytes;
   return `${prefix}_${hex}`;
+}
+
+/**
+ * A prefixed id in `newPrefixedId`'s shape, named by `seed` instead of drawn at random: the same
+ * seed and prefix give the same id. For things an idempotent request creates, so that running it
+ * again (after a crash left its key unanswered) names what the first run created.
+ */
+export function derivedPrefixedId(prefix: string, seed: string, bytes = 16): string {
+  return `${prefix}_${hash('sha256', `${prefix}\n${seed}`, 'hex').slice(0, bytes * 2)}`;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;

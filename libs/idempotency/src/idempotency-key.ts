@@ -26,6 +26,13 @@ export const requestHash = (body: unknown, query?: Record<string, unknown>): str
   return sha256Hex(`query:${canonicalJson({ ...query })}\nbody:${canonicalBody}`);
 };
 
+/**
+ * A name for one exact request (owner, key, method and path, fingerprint), the same every time it
+ * is sent; see IdempotentRequest.
+ */
+export const requestIdOf = (claim: { org: string; key: string; methodPath: string; hash: string }): string =>
+  sha256Hex(`${claim.org}\n${claim.key}\n${claim.methodPath}\n${claim.hash}`);
+
 /** What one key is bound to besides the body: `POST /api/cdp/authorize`. */
 export const methodPath = (method: string, path: string): string => `${method.toUpperCase()} ${path.split('?')[0]}`;
 

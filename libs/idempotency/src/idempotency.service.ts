@@ -10,6 +10,7 @@ import {
   methodPath,
   parseIdempotencyKey,
   requestHash,
+  requestIdOf,
 } from './idempotency-key';
 import { IdempotencyKeyRepository, KeyClaim, KeyRow } from './idempotency.repository';
 
@@ -34,6 +35,17 @@ export interface IdempotentResponse<T> {
   status: number;
   body: T;
   headers?: Record<string, string>;
+}
+
+/** What the work of a request with a key knows of it. */
+export interface IdempotentRequest {
+  /**
+   * A name for this exact request (organization, key, method, path and body), the same each time
+   * it is sent. Work that creates something names it from this: when a process dies after the
+   * work committed but before the key recorded its answer, the claim's lease lapses and a retry
+   * runs the work again, which then finds what the first run created instead of creating a second.
+   */
+  requestId: string;
 }
 
 export interface IdempotencyOptions {
@@ -83,7 +95,7 @@ export class IdempotencyService {
    * again (with `Idempotent-Replayed: true` among its headers); see `isStorableStatus` for
    * which thrown errors are stored.
    */
-  async run<T>(scope: IdempotencyScope, handler: () => Promise<IdempotentResponse<T>>): Promise<IdempotentResponse<T> & { replayed: boolean }> {
+  async run<T>(scope: IdempotencyScope, handler: (request: IdempotentRequest) => Promise<IdempotentResponse<T>>): Promise<IdempotentResponse<T> & { replayed: boolean }> {
     const key = parseIdempotencyKey(scope.key);
     const request = { org: scope.orgId, key, hash: requestHash(scope.body, scope.query), methodPath: methodPath(scope.method, scope.path) };
     const deadline = Date.now() + this.waitMs;
@@ -123,7 +135,7 @@ export class IdempotencyService {
   private async execute<T>(
     r: KeyClaim,
     token: string,
-    handler: () => Promise<IdempotentResponse<T>>,
+    handler: (request: IdempotentRequest) => Promise<IdempotentResponse<T>>,
   ): Promise<IdempotentResponse<T> & { replayed: boolean }> {
     // A live claimant keeps its lease; only a dead one's claim lapses.
     const renewal = setInterval(() => {
@@ -132,7 +144,7 @@ export class IdempotencyService {
     renewal.unref();
     let result: IdempotentResponse<T>;
     try {
-      result = await handler();
+      result = await handler({ requestId: requestIdOf(r) });
     } catch (err) {
       clearInterval(renewal);
       // A refusal (an AppError or a domain error, 4xx but a transient one) is this request's answer.

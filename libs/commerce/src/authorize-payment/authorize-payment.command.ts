@@ -8,5 +8,7 @@ export class AuthorizePaymentCommand {
     readonly actor: string,
     readonly mode: 'live' | 'test',
     readonly request: AuthorizationRequest,
+    /** The idempotent request's name (IdempotentRequest.requestId), when it came with a key: the transaction's ids derive from it. */
+    readonly requestId?: string,
   ) {}
 }

@@ -27,11 +27,11 @@ export class AuthorizePaymentController {
   @ApiJsonBody('AuthorizationRequest')
   @ApiJsonResponse(200, 'AuthorizationDecision')
   authorize(@Caller() caller: AccessContext, @Body() body: unknown, @IdempotencyOf() call: IdempotentCall) {
-    return call.run(async () => {
+    return call.run(async (keyed) => {
       const request = parseAuthorizationRequest(body ?? undefined);
       const p = caller.principal!;
       const started = performance.now();
-      const decision = await this.commands.execute(new AuthorizePaymentCommand(p.orgId, actorOf(caller), p.mode, request));
+      const decision = await this.commands.execute(new AuthorizePaymentCommand(p.orgId, actorOf(caller), p.mode, request, keyed?.requestId));
       this.metrics?.authorizationDecided(decision.decision, decision.reason_code, (performance.now() - started) / 1000);
       return decision;
     });

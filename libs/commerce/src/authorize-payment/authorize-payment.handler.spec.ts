@@ -66,6 +66,32 @@ describe('AuthorizePaymentHandler (decision by the aggregate, saved on the in-me
     expect((await store.readStream(`transaction-${view.transaction_id}`))[0].data).toMatchObject({ provider: 'unconfigured', mode: 'live' });
   });
 
+  it('a request run again under its idempotent name (a crash left its key unanswered) answers the decision it recorded, and records nothing more', async () => {
+    for (const doc of [policy, capPolicy]) {
+      const { sut, store, clock } = setup(doc);
+      const first = await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request() as never, 'req-1'));
+      expect(first.transaction_id).toMatch(/^txn_[0-9a-f]{32}$/);
+      clock.advance(5_000);
+      const again = await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request() as never, 'req-1'));
+      expect(again).toEqual(first);
+      expect((await store.readAll()).events.filter((e) => e.type === 'authorization.requested')).toHaveLength(1);
+      // Another request (another name) is another transaction.
+      const other = await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request() as never, 'req-2'));
+      expect(other.transaction_id).not.toBe(first.transaction_id);
+      expect(other.authorization_id).not.toBe(first.authorization_id);
+    }
+  });
+
+  it('answers the recorded decision as it was made, even after the transaction moved on', async () => {
+    const { sut, transactions, clock, store, rows, rules } = setup();
+    const first = await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ amount_cents: 25_000 }) as never, 'req-review'));
+    expect(first).toMatchObject({ decision: 'needs_review', status: 'needs_review' });
+    await new RejectAuthorizationHandler(rows, transactions, clock, specAuthority, rules).execute(new RejectAuthorizationCommand('org_a', first.authorization_id, 'api_key:reviewer', null));
+    const again = await sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ amount_cents: 25_000 }) as never, 'req-review'));
+    expect(again).toEqual(first);
+    expect((await store.readStream(`transaction-${first.transaction_id}`)).map((e) => e.type)).toContain('authorization.rejected');
+  });
+
   it('decides concurrent requests independently and saves them together', async () => {
     const { sut, store } = setup();
     const views = await Promise.all(Array.from({ length: 20 }, (_, i) => sut.execute(new AuthorizePaymentCommand('org_a', 'api_key:k', 'test', request({ merchant_id: `m_${i}` }) as never))));

@@ -1,9 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Clock, DomainError, newPrefixedId } from '@app/core';
-import { ReadModelConstraintViolated } from '@app/event-store';
+import { Clock, derivedPrefixedId, DomainError, newPrefixedId } from '@app/core';
+import { ReadModelConstraintViolated, WrongExpectedVersion } from '@app/event-store';
 import { capWindows, CapWindow } from '../domain/evaluate';
-import { AuthorizationDecisionView, requestAuthorization } from '../domain/request-authorization';
+import { AuthorizationDecisionView, decisionViewOf, requestAuthorization } from '../domain/request-authorization';
 import { DECISION_SCHEMA, signRecord } from '../receipts/signed-record';
 import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
 import { SPEND_LEDGER, SpendLedger } from '../policies/spend-ledger';
@@ -29,6 +29,11 @@ const CAP_ATTEMPTS = 8;
  * its limit; the spend table's CHECK refuses an append that a concurrent decision made overshoot,
  * and the decision is made again on the spend as it now is (so a cap is never passed, and the
  * losers of a race are decided on what is left, not refused).
+ *
+ * A request with an Idempotency-Key names its transaction from the request (requestId): if a
+ * process died after recording the decision but before the key stored its answer, the retry
+ * that takes the key over finds the transaction already there and answers its decision again,
+ * rather than authorizing the same payment twice.
  */
 @CommandHandler(AuthorizePaymentCommand)
 export class AuthorizePaymentHandler implements ICommandHandler<AuthorizePaymentCommand, AuthorizationDecisionView & { created_at: string }> {
@@ -44,8 +49,8 @@ export class AuthorizePaymentHandler implements ICommandHandler<AuthorizePayment
     const policyId = cmd.request.policy_id ?? 'default';
     const policy = await this.policies.current(cmd.orgId, policyId);
     const input = {
-      transactionId: newPrefixedId('txn'),
-      authorizationId: newPrefixedId('auth'),
+      transactionId: cmd.requestId ? derivedPrefixedId('txn', cmd.requestId) : newPrefixedId('txn'),
+      authorizationId: cmd.requestId ? derivedPrefixedId('auth', cmd.requestId) : newPrefixedId('auth'),
       orgId: cmd.orgId,
       actor: cmd.actor,
       mode: cmd.mode,
@@ -63,10 +68,22 @@ export class AuthorizePaymentHandler implements ICommandHandler<AuthorizePayment
       view = decision.view;
       return decision.events;
     };
-    const saved = windows.length === 0 ? await this.transactions.saveNew(input.transactionId, decide(new Map())) : await this.decideUnderCaps(cmd.orgId, windows, input.transactionId, decide);
-    const v = view!;
-    const { expires_at, ...rest } = v;
+    let saved: { events: { recorded_at: string }[] };
+    try {
+      saved = windows.length === 0 ? await this.transactions.saveNew(input.transactionId, decide(new Map())) : await this.decideUnderCaps(cmd.orgId, windows, input.transactionId, decide);
+    } catch (err) {
+      if (!(cmd.requestId && err instanceof WrongExpectedVersion)) throw err;
+      return this.decidedBefore(input.transactionId);
+    }
+    const { expires_at, ...rest } = view!;
     return { ...rest, created_at: saved.events[0].recorded_at, expires_at };
+  }
+
+  /** The answer of the run of this request that recorded the transaction (its first two events). */
+  private async decidedBefore(transactionId: string) {
+    const [requested, decided] = await this.transactions.history(transactionId, 1);
+    const { expires_at, ...rest } = decisionViewOf(requested, decided);
+    return { ...rest, created_at: requested.recorded_at, expires_at };
   }
 
   private async decideUnderCaps(orgId: string, windows: CapWindow[], transactionId: string, decide: (spent: Map<string, number>) => ReturnType<typeof requestAuthorization>['events']) {

@@ -107,6 +107,25 @@ export function requestAuthorization(cmd: RequestAuthorization, ctx: Authorizati
   return { events, view };
 }
 
+/**
+ * The decision as it was answered, from the transaction's first two events (requested, decided):
+ * what a request that already decided this transaction answers again.
+ */
+export function decisionViewOf(requested: { data: unknown }, decided: { data: unknown }): AuthorizationDecisionView {
+  const r = requested.data as { request: AuthorizationRequest };
+  const d = decided.data as { transaction_id: string; authorization_id: string; status: TransactionStatus; decision: Evaluation['decision']; reason_code: string | null; policy_id: string; policy_hash: string | null };
+  return {
+    authorization_id: d.authorization_id,
+    transaction_id: d.transaction_id,
+    decision: d.decision,
+    policy_id: d.policy_id,
+    policy_hash: d.policy_hash,
+    reason_code: d.reason_code,
+    status: d.status,
+    expires_at: new Date(r.request.expiration_iso).toISOString(),
+  };
+}
+
 /** What a payment_decision.v1 record signs: the ids, the decision, the request and the exact policy version that made it. */
 export function decisionRecordPayload(
   ids: { transaction_id: string | null; authorization_id: string | null; organization_id: string | null },

@@ -5,7 +5,7 @@ import type { AccessContext } from '@app/access';
 import { AppError, KEY_ENCRYPTION_KEY } from '@app/core';
 import { UNMATCHED_ROUTE } from '@app/metrics';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, parseIdempotencyKey } from '../idempotency-key';
-import { IdempotencyService } from '../idempotency.service';
+import { IdempotencyService, IdempotentRequest } from '../idempotency.service';
 import { openResponse, SealedResponse, sealResponse } from '../sealed-response';
 import { IDEMPOTENT, IdempotentOptions } from './idempotent.metadata';
 
@@ -17,7 +17,8 @@ type AccessRequest = FastifyRequest & { access?: AccessContext };
  * (status, headers and body) with `Idempotent-Replayed: true`, as IdempotencyService decides.
  */
 export interface IdempotentCall {
-  run<T>(work: () => Promise<T>): Promise<T>;
+  /** `request` is there when the caller sent a key: what the work creates should be named from its `requestId`. */
+  run<T>(work: (request?: IdempotentRequest) => Promise<T>): Promise<T>;
 }
 
 interface RouteRequest {
@@ -65,7 +66,7 @@ export class IdempotentCallPipe implements PipeTransform<RouteRequest, Idempoten
     return known;
   }
 
-  private async run<T>({ req, reply }: RouteRequest, { options, route }: { options: Required<IdempotentOptions>; route: string }, work: () => Promise<T>): Promise<T> {
+  private async run<T>({ req, reply }: RouteRequest, { options, route }: { options: Required<IdempotentOptions>; route: string }, work: (request?: IdempotentRequest) => Promise<T>): Promise<T> {
     const header = req.headers[IDEMPOTENCY_KEY_HEADER];
     if (header === undefined) {
       if (options.required) throw new AppError('idempotency_key_required', 'This endpoint needs an Idempotency-Key header', 400);
@@ -78,8 +79,8 @@ export class IdempotentCallPipe implements PipeTransform<RouteRequest, Idempoten
     const result = await this.idempotency.run(
       { orgId: owner, key, method: req.method, path: req.url, body: req.body, query: req.query as Record<string, unknown> | undefined, route },
       // Nest sets the route's status before its pipes run; the work may change it.
-      async () => {
-        fresh = await work();
+      async (request) => {
+        fresh = await work(request);
         return { status: reply.statusCode, body: kek ? sealResponse(kek, owner, key, fresh) : fresh };
       },
     );
