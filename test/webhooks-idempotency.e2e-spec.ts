@@ -55,6 +55,28 @@ describe('webhooks: Idempotency-Key (e2e)', () => {
     expect(res.json()).toMatchObject({ ok: false, error: 'idempotency_key_reused', retryable: false });
   };
 
+  it('POST /endpoints: a retry after a process died between creating the endpoint and storing the answer gets that endpoint and its secret, not a second endpoint', async () => {
+    const key = await orgWithKey();
+    const idem = newKey();
+    const body = { url: receiver.route('idem-crash').url, description: 'crash' };
+    const first = await call('POST', '/api/cdp/webhooks/endpoints', key, { payload: body, idem });
+    expect(first.statusCode).toBe(201);
+    // What the dead process leaves: the key claimed, no answer, its lease run out.
+    const lapsed = await t.app.get(SqlDatabase).query(
+      `UPDATE idempotency_keys SET status = 'in_progress', claim_token = gen_random_uuid(), locked_until = now() - interval '1 second',
+         response_status = NULL, response_body = NULL, response_headers = NULL WHERE key = $1 RETURNING key`,
+      [idem],
+    );
+    expect(lapsed).toHaveLength(1);
+    const retried = await call('POST', '/api/cdp/webhooks/endpoints', key, { payload: body, idem });
+    expect(retried.statusCode).toBe(201);
+    expect(retried.json()).toEqual(first.json());
+    expect((await endpointsOf(key)).map((e) => e.id)).toEqual([first.json().id]);
+    // Without a key, the same body is a new endpoint every time.
+    const plain = await call('POST', '/api/cdp/webhooks/endpoints', key, { payload: body });
+    expect(plain.json().id).not.toBe(first.json().id);
+  });
+
   it('POST /endpoints: a replay is the first endpoint with its secret, stored sealed; another body 422; another organization independent', async () => {
     const key = await orgWithKey();
     const idem = newKey();

@@ -29,6 +29,6 @@ export class CreateEndpointController {
   @ApiJsonBody('CreateWebhookEndpointRequest')
   @ApiJsonResponse(201, 'WebhookEndpointCreated')
   create(@Caller() c: AccessContext, @Body(new ZodPipe(createBody)) body: z.infer<typeof createBody>, @IdempotencyOf() call: IdempotentCall) {
-    return call.run(() => this.commands.execute(new CreateEndpointCommand(c.principal!.orgId, body)));
+    return call.run((keyed) => this.commands.execute(new CreateEndpointCommand(c.principal!.orgId, body, keyed?.requestId)));
   }
 }
