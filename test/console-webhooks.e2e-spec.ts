@@ -141,6 +141,24 @@ describe('console webhooks pages (e2e)', () => {
     expect((await b.send('GET', `/console/webhooks/${ep.id}`)).status).toBe(404);
   });
 
+  it("another person of the organization sending someone's form key again is refused (422), not answered with that person's creation", async () => {
+    const { b: alice, orgId } = await person('admin');
+    const { b: bob } = await person('admin', orgId);
+    const form = await alice.send('GET', '/console/webhooks');
+    const formKey = /name="form_key" value="([0-9a-f-]{36})"/.exec(form.body)![1];
+    const fields = { form_key: formKey, url: receiver.route('shared-form').url, 'event:receipt.issued': 'on' };
+    const first = await alice.send('POST', '/console/webhooks', { ...fields, csrf: alice.csrf(form.body) });
+    expect(first.body).toMatch(/<code id="secret">whsec_/);
+    const bobs = await bob.send('POST', '/console/webhooks', { ...fields, csrf: bob.csrf((await bob.send('GET', '/console/webhooks')).body) });
+    expect(bobs.status).toBe(422);
+    expect(bobs.body).toContain('already used');
+    expect(bobs.body).not.toContain('This form was sent before');
+    expect((await alice.send('GET', '/console/webhooks')).body.match(/data-endpoint-id=/g)).toHaveLength(1);
+    // Alice's own resend is still the repeat it was.
+    const again = await alice.send('POST', '/console/webhooks', { ...fields, csrf: alice.csrf(form.body) });
+    expect([again.status, again.body.includes('This form was sent before')]).toEqual([200, true]);
+  });
+
   it('a test ping that fails shows its attempts (codes, escaped bodies); redeliver and recover start new series; bad since is the form with its message', async () => {
     const { b } = await person('admin');
     const route = receiver.route('down', () => ({ status: 500, headers: { 'content-type': 'text/html' }, body: `<script>alert(1)</script>${'x'.repeat(3000)}` }));

@@ -85,6 +85,117 @@ describe('idempotency (e2e)', () => {
     expect(fromB.json().order_id).not.toBe(fromA.json().order_id);
   });
 
+  it('binds a key to the API key that first used it: another key of the organization gets 422 idempotency_key_reused, never its response', async () => {
+    const { orgId, key } = await orgWithKey();
+    const other = (await t.app.get(AccessService).createApiKey(orgId, { scopes: ['payments:write'], mode: 'test' })).key;
+    const idem = newKey();
+    // While the first request still runs, the other key is refused at once (no wait, no replay).
+    const running = post('/__idem/orders', key, { amount_cents: 1000 }, { 'idempotency-key': idem });
+    await new Promise((r) => setTimeout(r, 30));
+    const during = await post('/__idem/orders', other, { amount_cents: 1000 }, { 'idempotency-key': idem });
+    const first = await running;
+    expect(first.statusCode).toBe(201);
+    const after = await post('/__idem/orders', other, { amount_cents: 1000 }, { 'idempotency-key': idem });
+    for (const refused of [during, after]) {
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json()).toEqual({ ok: false, error: 'idempotency_key_reused', message: expect.stringMatching(/another caller/), retryable: false });
+      expect(refused.headers['idempotent-replayed']).toBeUndefined();
+      expect(refused.payload).not.toContain(first.json().order_id);
+    }
+    expect(probeRuns.get(orgId)).toBe(1);
+    // The key's own caller still gets its response, byte for byte.
+    const again = await post('/__idem/orders', key, { amount_cents: 1000 }, { 'idempotency-key': idem });
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.payload).toBe(first.payload);
+    expect(probeRuns.get(orgId)).toBe(1);
+  });
+
+  describe('on the commerce routes', () => {
+    const call = (method: 'GET' | 'POST' | 'PUT', url: string, apiKey: string, payload?: object, headers: Record<string, string> = {}) =>
+      t.app.inject({ method, url, ...(payload === undefined ? {} : { payload }), headers: { 'x-forwarded-for': ip(), authorization: `Bearer ${apiKey}`, ...headers } });
+    const request = () => ({ amount_cents: 30_000, currency: 'USD', merchant_id: 'm_hotel', purpose_tag: 'travel', expiration_iso: new Date(Date.now() + 3600_000).toISOString() });
+    /** An organization whose policy escalates 300.00: two agent keys of one integrator, and reviewers sam and lee (their own keys). */
+    const commerceOrg = async (review: Record<string, unknown> = {}) => {
+      const access = t.app.get(AccessService);
+      const o = await access.createOrganization(`idem-callers-${randomBytes(3).toString('hex')}`);
+      const key = (scopes: string[], owner: string) => access.createApiKey(o.org_id, { scopes: scopes as never, mode: 'test', owner });
+      const agentScopes = ['payments:write', 'payments:read'];
+      const [agent, agent2, sam, lee] = [await key(agentScopes, 'integrator'), await key(agentScopes, 'integrator'), await key(['approvals:manage', 'payments:read'], 'sam'), await key(['approvals:manage', 'payments:read'], 'lee')];
+      const policy = { limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 20_000 } }, review };
+      expect((await call('PUT', '/api/cdp/policies/default', agent.key, policy)).statusCode).toBe(200);
+      const escalate = async () => {
+        const d = (await call('POST', '/api/cdp/authorize', agent.key, request())).json();
+        expect(d.decision).toBe('needs_review');
+        return d as { transaction_id: string; authorization_id: string };
+      };
+      const reviews = async (txn: string) =>
+        ((await call('GET', `/api/cdp/transactions/${txn}/decision`, agent.key)).json().reviews as { payload: { review: string; reviewer: { key_id: string } } }[]).map((r) => `${r.payload.review} by ${r.payload.reviewer.key_id}`);
+      const types = async (txn: string) =>
+        ((await call('GET', `/api/cdp/transactions/${txn}/events`, agent.key)).json().events as { event_type: string }[]).map((e) => e.event_type).filter((x) => x.startsWith('authorization.'));
+      return { agent, agent2, sam, lee, escalate, reviews, types };
+    };
+
+    it("a second reviewer sending the first one's Idempotency-Key is 422 idempotency_key_reused: the first review is not replayed to them, nor recorded twice", async () => {
+      const o = await commerceOrg({ approvals_required: 2 });
+      const d = await o.escalate();
+      const idem = newKey();
+      const url = `/api/cdp/approvals/${d.authorization_id}/approve`;
+      const sams = await call('POST', url, o.sam.key, { note: 'fine' }, { 'idempotency-key': idem });
+      expect(sams.statusCode).toBe(200);
+      expect(sams.json()).toMatchObject({ status: 'needs_review' });
+
+      const lees = await call('POST', url, o.lee.key, { note: 'fine' }, { 'idempotency-key': idem });
+      expect(lees.statusCode).toBe(422);
+      expect(lees.json()).toMatchObject({ ok: false, error: 'idempotency_key_reused', retryable: false });
+      expect(lees.headers['idempotent-replayed']).toBeUndefined();
+      expect(await o.types(d.transaction_id)).toEqual(['authorization.requested', 'authorization.escalated', 'authorization.approval_recorded']);
+      expect(await o.reviews(d.transaction_id)).toEqual([`approved by ${o.sam.key_id}`]);
+
+      // Sam's retry is the replay it always was, byte for byte, and records nothing more.
+      const samAgain = await call('POST', url, o.sam.key, { note: 'fine' }, { 'idempotency-key': idem });
+      expect(samAgain.statusCode).toBe(200);
+      expect(samAgain.headers['idempotent-replayed']).toBe('true');
+      expect(samAgain.payload).toBe(sams.payload);
+      expect(await o.reviews(d.transaction_id)).toEqual([`approved by ${o.sam.key_id}`]);
+
+      // Lee's own key records Lee's approval: the second one, which authorizes it.
+      const leeOwn = await call('POST', url, o.lee.key, { note: 'fine' }, { 'idempotency-key': newKey() });
+      expect(leeOwn.json()).toMatchObject({ status: 'authorized' });
+      expect(await o.reviews(d.transaction_id)).toEqual([`approved by ${o.sam.key_id}`, `approved by ${o.lee.key_id}`]);
+    });
+
+    it("a second reviewer's rejection with the first one's key is refused, not answered with the first one's signed rejection", async () => {
+      const o = await commerceOrg();
+      const d = await o.escalate();
+      const idem = newKey();
+      const url = `/api/cdp/approvals/${d.authorization_id}/reject`;
+      const sams = await call('POST', url, o.sam.key, { note: 'no' }, { 'idempotency-key': idem });
+      expect(sams.json()).toMatchObject({ status: 'rejected' });
+      const lees = await call('POST', url, o.lee.key, { note: 'no' }, { 'idempotency-key': idem });
+      expect(lees.statusCode).toBe(422);
+      expect(lees.json()).toMatchObject({ error: 'idempotency_key_reused' });
+      expect(await o.reviews(d.transaction_id)).toEqual([`rejected by ${o.sam.key_id}`]);
+      const samAgain = await call('POST', url, o.sam.key, { note: 'no' }, { 'idempotency-key': idem });
+      expect([samAgain.statusCode, samAgain.headers['idempotent-replayed'], samAgain.payload]).toEqual([200, 'true', sams.payload]);
+    });
+
+    it('API keys do not share keys either, even two of one integrator: the other key is 422 and no second payment is authorized', async () => {
+      const o = await commerceOrg();
+      const idem = newKey();
+      const body = request();
+      const first = await call('POST', '/api/cdp/authorize', o.agent.key, body, { 'idempotency-key': idem });
+      expect(first.json()).toMatchObject({ decision: 'needs_review' });
+      const other = await call('POST', '/api/cdp/authorize', o.agent2.key, body, { 'idempotency-key': idem });
+      expect(other.statusCode).toBe(422);
+      expect(other.json()).toMatchObject({ error: 'idempotency_key_reused' });
+      const again = await call('POST', '/api/cdp/authorize', o.agent.key, body, { 'idempotency-key': idem });
+      expect([again.statusCode, again.headers['idempotent-replayed'], again.payload]).toEqual([first.statusCode, 'true', first.payload]);
+      const listed = (await call('GET', '/api/cdp/transactions', o.agent.key)).json().items as { transaction_id: string }[];
+      expect(listed.map((x) => x.transaction_id)).toEqual([first.json().transaction_id]);
+    });
+  });
+
   it('requires the key where the route says so, and refuses a malformed one', async () => {
     const { orgId, key } = await orgWithKey();
     const missing = await post('/__idem/orders', key, { amount_cents: 1000 });

@@ -70,7 +70,7 @@ invalid_json: { status: 400, retryable: false, when: 'the body is not valid JSON
   payload_too_large: { status: 413, retryable: false, when: 'the request body exceeds `BODY_LIMIT_BYTES`' },
   content_too_large: { status: 413, retryable: false, when: '`POST /api/notary/create`: `content` over 5,000,000 characters' },
   unsupported_media_type: { status: 415, retryable: false, when: 'the body\'s `Content-Type` is not accepted (send `application/json`)' },
-  idempotency_key_reused: { status: 422, retryable: false, when: 'this `Idempotency-Key` was already used (within 24 h, in this organization) with a different body, method or path' },
+  idempotency_key_reused: { status: 422, retryable: false, when: 'this `Idempotency-Key` was already used (within 24 h, in this organization) with a different body, method or path, or by another caller: another API key of the organization (or, on the console\'s forms, another person)' },
   legacy_import_refused: { status: 422, retryable: false, when: '`sigil import-legacy` (the CLI, exit code 1): a certificate of the file was refused; `details.refused` lists `{ index, certificate_id, key_id, reason, message }` for each. Nothing was imported' },
   rate_limited: { status: 429, retryable: true, when: 'a rate limit was hit; see `Retry-After`' },
   settlement_failed: { status: 502, retryable: true, when: 'the provider failed or did not answer and did not settle; the transaction stays `authorized` and a retry (same provider idempotency key) is safe while the window lasts; `details.retryable` is true' },

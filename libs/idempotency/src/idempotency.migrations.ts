@@ -4,6 +4,8 @@ import type { Migration } from '@app/event-store';
  * One row per (organization, key): claimed `in_progress` by the request that inserted it (with a
  * lease the claimant keeps renewing), then `completed` with the response to replay. Rows are
  * kept 24 h (`expires_at`); expired rows are ignored, overwritten by a new claim, and purged.
+ * `caller` is who made the first request (`api_key:<id>`, `user:<id>`, a lane identity): only
+ * that caller gets its response replayed. NULL on rows written before it was recorded.
  */
 export const idempotencyMigrations: Migration[] = [
   {
@@ -28,5 +30,9 @@ export const idempotencyMigrations: Migration[] = [
       );
       CREATE INDEX IF NOT EXISTS idempotency_keys_expires_at ON idempotency_keys (expires_at);
     `,
+  },
+  {
+    id: 'idempotency_002_caller',
+    sql: `ALTER TABLE idempotency_keys ADD COLUMN IF NOT EXISTS caller text;`,
   },
 ];

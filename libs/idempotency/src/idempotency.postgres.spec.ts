@@ -20,7 +20,7 @@ describe('IdempotencyService across two processes (PostgreSQL)', () => {
     await t?.dispose();
   });
 
-  const scope = (key: string) => ({ orgId: 'org_a', key, method: 'POST', path: '/api/cdp/authorize', body: { amount_cents: 1000 } });
+  const scope = (key: string) => ({ orgId: 'org_a', caller: 'api_key:key_a', key, method: 'POST', path: '/api/cdp/authorize', body: { amount_cents: 1000 } });
 
   it('runs the handler once for 50 parallel requests split over two pools, and all get its response', async () => {
     const a = new IdempotencyService(new IdempotencyKeyRepository(t.db));

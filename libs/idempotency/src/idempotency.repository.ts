@@ -5,6 +5,8 @@ import type { SqlDatabase } from '@app/event-store';
 export interface KeyRow {
   request_hash: string;
   method_path: string;
+  /** Who made the first request; null on a row from before callers were recorded. */
+  caller: string | null;
   status: 'in_progress' | 'completed';
   response_status: number | null;
   response_error: boolean;
@@ -17,6 +19,8 @@ export interface KeyRow {
 export interface KeyClaim {
   org: string;
   key: string;
+  /** Who makes the request (see IdempotencyScope.caller). */
+  caller: string;
   hash: string;
   methodPath: string;
 }
@@ -32,7 +36,7 @@ export class IdempotencyKeyRepository {
 
   /**
    * Inserts the claim, or overwrites an expired row, or takes over a lapsed claim on the same
-   * request. Racing claimants serialize on the row; the loser's WHERE sees the winner's row.
+   * request by the same caller (or one from before callers were recorded). Racing claimants serialize on the row; the loser's WHERE sees the winner's row.
    * Claims made at the same moment go in one statement (group commit); a key twice in one batch
    * is claimed by its first request only, the other waits for it like any duplicate.
    */
@@ -48,22 +52,23 @@ export class IdempotencyKeyRepository {
     });
     const won = await this.db.query<{ claim_token: string }>(
       `INSERT INTO idempotency_keys AS k
-         (organization_id, key, request_hash, method_path, status, claim_token, locked_until, created_at, expires_at)
-       SELECT x.org, x.key, x.hash, x.method_path, 'in_progress', x.token, now() + x.lease_ms * interval '1 millisecond', now(),
+         (organization_id, key, caller, request_hash, method_path, status, claim_token, locked_until, created_at, expires_at)
+       SELECT x.org, x.key, x.caller, x.hash, x.method_path, 'in_progress', x.token, now() + x.lease_ms * interval '1 millisecond', now(),
               now() + x.retention_ms * interval '1 millisecond'
-       FROM json_to_recordset($1::json) AS x(org text, key text, hash text, method_path text, token uuid, lease_ms float8, retention_ms float8)
+       FROM json_to_recordset($1::json) AS x(org text, key text, caller text, hash text, method_path text, token uuid, lease_ms float8, retention_ms float8)
        ORDER BY x.org, x.key
        ON CONFLICT (organization_id, key) DO UPDATE SET
-         request_hash = EXCLUDED.request_hash, method_path = EXCLUDED.method_path, status = 'in_progress',
+         caller = EXCLUDED.caller, request_hash = EXCLUDED.request_hash, method_path = EXCLUDED.method_path, status = 'in_progress',
          claim_token = EXCLUDED.claim_token, locked_until = EXCLUDED.locked_until,
          created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
          response_status = NULL, response_error = false, response_body = NULL, response_headers = NULL
        WHERE k.expires_at <= now()
           OR (k.status = 'in_progress' AND k.locked_until <= now()
-              AND k.request_hash = EXCLUDED.request_hash AND k.method_path = EXCLUDED.method_path)
+              AND k.request_hash = EXCLUDED.request_hash AND k.method_path = EXCLUDED.method_path
+              AND (k.caller IS NULL OR k.caller = EXCLUDED.caller))
        RETURNING claim_token`,
-      [JSON.stringify(rows.map((c) => ({ org: c.org, key: c.key, hash: c.hash, method_path: c.methodPath, token: c.token, lease_ms: c.leaseMs, retention_ms: c.retentionMs })))],
-      { name: 'idempotency_claim_many' },
+      [JSON.stringify(rows.map((c) => ({ org: c.org, key: c.key, caller: c.caller, hash: c.hash, method_path: c.methodPath, token: c.token, lease_ms: c.leaseMs, retention_ms: c.retentionMs })))],
+      { name: 'idempotency_claim_many_v2' },
     );
     const tokens = new Set(won.map((w) => w.claim_token));
     return batch.map((c) => tokens.has(c.token));
@@ -71,11 +76,11 @@ export class IdempotencyKeyRepository {
 
   async read(org: string, key: string): Promise<KeyRow | undefined> {
     const [row] = await this.db.query<KeyRow>(
-      `SELECT request_hash, method_path, status, response_status, response_error, response_body, response_headers,
+      `SELECT request_hash, method_path, caller, status, response_status, response_error, response_body, response_headers,
               expires_at <= now() AS expired, coalesce(locked_until <= now(), false) AS lease_over
        FROM idempotency_keys WHERE organization_id = $1 AND key = $2`,
       [org, key],
-      { name: 'idempotency_read' },
+      { name: 'idempotency_read_v2' },
     );
     return row;
   }
@@ -130,11 +135,11 @@ export class IdempotencyKeyRepository {
   private async completeRound(round: Completion[]): Promise<void> {
     await this.db.query(
       `INSERT INTO idempotency_keys AS k
-         (organization_id, key, request_hash, method_path, status, claim_token, locked_until,
+         (organization_id, key, caller, request_hash, method_path, status, claim_token, locked_until,
           response_status, response_error, response_body, response_headers, created_at, expires_at)
-       SELECT x.org, x.key, x.hash, x.method_path, 'completed', x.token, NULL, x.status, x.is_error, x.body, x.headers,
+       SELECT x.org, x.key, x.caller, x.hash, x.method_path, 'completed', x.token, NULL, x.status, x.is_error, x.body, x.headers,
               now(), now() + x.retention_ms * interval '1 millisecond'
-       FROM json_to_recordset($1::json) AS x(org text, key text, hash text, method_path text, token uuid, retention_ms float8,
+       FROM json_to_recordset($1::json) AS x(org text, key text, caller text, hash text, method_path text, token uuid, retention_ms float8,
                                              status integer, is_error boolean, body json, headers json)
        ORDER BY x.org, x.key
        ON CONFLICT (organization_id, key) DO UPDATE SET
@@ -146,6 +151,7 @@ export class IdempotencyKeyRepository {
           round.map((c) => ({
             org: c.org,
             key: c.key,
+            caller: c.caller,
             hash: c.hash,
             method_path: c.methodPath,
             token: c.token,
@@ -157,7 +163,7 @@ export class IdempotencyKeyRepository {
           })),
         ),
       ],
-      { name: 'idempotency_complete_many_v2' },
+      { name: 'idempotency_complete_many_v3' },
     );
   }
 

@@ -17,6 +17,7 @@ describe('IdempotencyService (on the real store)', () => {
   const fresh = () => `key-${++n}-${Date.now()}`;
   const scope = (over: Partial<IdempotencyScope> = {}): IdempotencyScope => ({
     orgId: 'org_a',
+    caller: 'api_key:key_a',
     key: 'k',
     method: 'POST',
     path: '/api/cdp/authorize',
@@ -79,6 +80,36 @@ describe('IdempotencyService (on the real store)', () => {
     const other = await s.run(scope({ key, orgId: 'org_b', body: { something: 'else' } }), h);
     expect(other).toMatchObject({ replayed: false, body: { run: 2 } });
     expect(h.runs).toBe(2);
+  });
+
+  it("answers 422 idempotency_key_reused to another caller of the organization with the same key and body: never the first caller's response, and its handler does not run", async () => {
+    const s = service();
+    const h = counting();
+    const key = fresh();
+    const first = await s.run(scope({ key, caller: 'user:alice' }), h);
+    const other = await s.run(scope({ key, caller: 'user:bob' }), h).catch((e: AppError) => e);
+    expect(other).toBeInstanceOf(AppError);
+    expect(other).toMatchObject({ code: 'idempotency_key_reused', status: 422, message: expect.stringMatching(/another caller/) });
+    expect((other as AppError).headers?.['idempotent-replayed']).toBeUndefined();
+    await expect(s.run(scope({ key, caller: 'api_key:key_b' }), h)).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    // The first caller's replay is as before, and the other callers' attempts changed nothing.
+    expect(await s.run(scope({ key, caller: 'user:alice' }), h)).toEqual({ ...first, headers: {}, replayed: true });
+    expect(h.runs).toBe(1);
+    const [row] = await t.db.query<{ caller: string }>('SELECT caller FROM idempotency_keys WHERE organization_id = $1 AND key = $2', ['org_a', key]);
+    expect(row.caller).toBe('user:alice');
+  });
+
+  it('refuses another caller at once while the first request still runs, without waiting for it', async () => {
+    const s = service({ waitMs: 2000 });
+    const key = fresh();
+    let finish!: () => void;
+    const first = s.run(scope({ key }), () => new Promise<{ status: number; body: { done: boolean } }>((resolve) => (finish = () => resolve({ status: 200, body: { done: true } }))));
+    await sleep(50);
+    const started = Date.now();
+    await expect(s.run(scope({ key, caller: 'api_key:key_b' }), counting())).rejects.toMatchObject({ code: 'idempotency_key_reused', status: 422 });
+    expect(Date.now() - started).toBeLessThan(1000);
+    finish();
+    expect(await first).toMatchObject({ replayed: false, body: { done: true } });
   });
 
   it('runs the handler once for 50 parallel identical requests, and every one gets its response', async () => {
@@ -178,11 +209,13 @@ describe('IdempotencyService (on the real store)', () => {
     const hash = (await import('./idempotency-key')).requestHash(body);
     // What a process that claimed the key and then died leaves behind.
     await t.db.query(
-      `INSERT INTO idempotency_keys (organization_id, key, request_hash, method_path, status, claim_token, locked_until, created_at, expires_at)
-       VALUES ('org_a', $1, $2, 'POST /api/cdp/authorize', 'in_progress', gen_random_uuid(), now() - interval '1 second', now() - interval '61 seconds', now() + interval '1 day')`,
+      `INSERT INTO idempotency_keys (organization_id, key, caller, request_hash, method_path, status, claim_token, locked_until, created_at, expires_at)
+       VALUES ('org_a', $1, 'api_key:key_a', $2, 'POST /api/cdp/authorize', 'in_progress', gen_random_uuid(), now() - interval '1 second', now() - interval '61 seconds', now() + interval '1 day')`,
       [key, hash],
     );
     const h = counting();
+    // Only its own caller takes it over; another caller is refused.
+    await expect(s.run(scope({ key, caller: 'api_key:key_b' }), h)).rejects.toMatchObject({ code: 'idempotency_key_reused' });
     expect(await s.run(scope({ key }), h)).toMatchObject({ replayed: false, body: { run: 1 } });
     expect(await s.run(scope({ key }), h)).toMatchObject({ replayed: true, body: { run: 1 } });
     // A lapsed claim is still bound to its body.
@@ -193,6 +226,21 @@ describe('IdempotencyService (on the real store)', () => {
       [other, hash],
     );
     await expect(s.run(scope({ key: other, body: { different: 1 } }), h)).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+  });
+
+  it('compares a key stored before callers were recorded (no caller) on its method, path and body alone, as then', async () => {
+    const s = service();
+    const key = fresh();
+    const hash = (await import('./idempotency-key')).requestHash(scope().body);
+    await t.db.query(
+      `INSERT INTO idempotency_keys (organization_id, key, request_hash, method_path, status, response_status, response_body, created_at, expires_at)
+       VALUES ('org_a', $1, $2, 'POST /api/cdp/authorize', 'completed', 201, '{"id":"txn_old"}', now(), now() + interval '1 day')`,
+      [key, hash],
+    );
+    const h = counting();
+    expect(await s.run(scope({ key, caller: 'api_key:key_b' }), h)).toEqual({ status: 201, body: { id: 'txn_old' }, headers: {}, replayed: true });
+    await expect(s.run(scope({ key, body: { other: true } }), h)).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    expect(h.runs).toBe(0);
   });
 
   it("stores the response of a claim whose row vanished while it ran, and leaves a claim someone took over alone", async () => {
@@ -220,7 +268,7 @@ describe('IdempotencyService (on the real store)', () => {
   it('completes a key named twice in one batch (a lapsed claimant and the one that took over): the holder of the claim wins, nothing fails', async () => {
     const repo = new IdempotencyKeyRepository(t.db);
     const key = fresh();
-    const claim = { org: 'org_a', key, hash: 'h', methodPath: 'POST /x' };
+    const claim = { org: 'org_a', key, caller: 'api_key:key_a', hash: 'h', methodPath: 'POST /x' };
     const holder = '11111111-1111-4111-8111-111111111111';
     const lapsed = '22222222-2222-4222-8222-222222222222';
     expect(await repo.claim(claim, holder, 60_000, 60_000)).toBe(true);

@@ -16,6 +16,13 @@ import { IdempotencyKeyRepository, KeyClaim, KeyRow } from './idempotency.reposi
 
 export interface IdempotencyScope {
   orgId: string;
+  /**
+   * Who makes the request, spelled as the actor the request's events record (`api_key:<id>`,
+   * `user:<id>`; a lane identity for a keyless caller). Keys are claimed per organization, but
+   * only the caller who made the first request gets its response replayed: another caller of the
+   * organization sending the same key is 422 `idempotency_key_reused`, never someone else's answer.
+   */
+  caller: string;
   key: string;
   method: string;
   /** The request path (a query string is ignored). */
@@ -65,13 +72,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * DESIGN.md's idempotency rule, held in the database so it holds across processes. A request
  * claims (organization, key) with one INSERT … ON CONFLICT; only the claimant runs the handler.
- * A duplicate with the same method, path and body gets the stored response (`replayed: true`);
- * one with anything different is 422 `idempotency_key_reused`. A duplicate arriving while the
- * first still runs waits for it (polling, up to `waitMs`) and then replays it, so N parallel
- * identical requests all get the one response; past `waitMs` it is 409
- * `idempotency_request_in_progress` with Retry-After. 5xx responses and unexpected errors are
- * not stored: the claim is released and a retry runs again. A claim whose process died is taken
- * over once its lease (renewed by a live claimant) runs out.
+ * A duplicate from the same caller with the same method, path and body gets the stored response
+ * (`replayed: true`); one from another caller, or with anything different, is 422
+ * `idempotency_key_reused`. A duplicate arriving while the first still runs waits for it
+ * (polling, up to `waitMs`) and then replays it, so N parallel identical requests all get the
+ * one response; past `waitMs` it is 409 `idempotency_request_in_progress` with Retry-After. 5xx
+ * responses and unexpected errors are not stored: the claim is released and a retry runs again.
+ * A claim whose process died is taken over once its lease (renewed by a live claimant) runs out.
  */
 export class IdempotencyService {
   private readonly leaseMs: number;
@@ -97,7 +104,7 @@ export class IdempotencyService {
    */
   async run<T>(scope: IdempotencyScope, handler: (request: IdempotentRequest) => Promise<IdempotentResponse<T>>): Promise<IdempotentResponse<T> & { replayed: boolean }> {
     const key = parseIdempotencyKey(scope.key);
-    const request = { org: scope.orgId, key, hash: requestHash(scope.body, scope.query), methodPath: methodPath(scope.method, scope.path) };
+    const request: KeyClaim = { org: scope.orgId, key, caller: scope.caller, hash: requestHash(scope.body, scope.query), methodPath: methodPath(scope.method, scope.path) };
     const deadline = Date.now() + this.waitMs;
     let pause = 5;
     for (;;) {
@@ -108,9 +115,11 @@ export class IdempotencyService {
         const row = await this.keys.read(request.org, key);
         if (!row || row.expired) break;
         const route = scope.route;
-        if (row.method_path !== request.methodPath || row.request_hash !== request.hash) {
+        // A row from before callers were recorded (kept at most 24 h) is compared as it was then.
+        const otherCaller = row.caller !== null && row.caller !== request.caller;
+        if (otherCaller || row.method_path !== request.methodPath || row.request_hash !== request.hash) {
           if (route) this.metrics?.idempotencyConflict(route, 'key_reused');
-          throw idempotencyKeyReused(row.method_path !== request.methodPath ? row.method_path : 'a request with a different body');
+          throw idempotencyKeyReused(otherCaller ? 'a request by another caller of this organization' : row.method_path !== request.methodPath ? row.method_path : 'a request with a different body');
         }
         if (row.status === 'completed') {
           if (route) this.metrics?.idempotencyReplayed(route);

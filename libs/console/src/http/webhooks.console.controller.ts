@@ -94,7 +94,7 @@ export class WebhooksConsoleController {
       // it finds the endpoint made the first time instead of making another. Only the endpoint's
       // id is kept with the key, never its secret, so the repeat says the secret was shown once.
       const answer = FORM_KEY_RE.test(formKey)
-        ? await this.idempotency.run({ orgId: viewer.user.org_id, key: `console-form-${formKey}`, method: 'POST', path: CREATE_ROUTE, body: input, route: CREATE_ROUTE }, create)
+        ? await this.idempotency.run({ orgId: viewer.user.org_id, caller: `user:${viewer.user.user_id}`, key: `console-form-${formKey}`, method: 'POST', path: CREATE_ROUTE, body: input, route: CREATE_ROUTE }, create)
         : await create();
       return { endpoint: answer.body, secret: secret as string | null };
     });

@@ -27,10 +27,18 @@ interface RouteRequest {
   handler: object;
 }
 
-/** The key's owner: the caller's organization; a keyless caller is scoped to its own lane identity. */
-function scopeOwner(access: AccessContext | undefined): string {
+/**
+ * The key's owner: the caller's organization (a keyless caller: its own lane identity). The
+ * caller it is bound to: the API key, named as its events name it (`api_key:<id>`). The key, not
+ * the organization or the key's owner: it is what the request proves and the reviewer a signed
+ * review names, and it is known without a read. A retry comes with the same API key; another
+ * key's request (another reviewer, another system) gets 422, never this caller's answer.
+ */
+function scopeOf(access: AccessContext | undefined): { owner: string; caller: string } {
   if (!access) throw new Error('@Idempotent() needs the access guard on the route (@Authenticated, @Throttle or @LaneAware)');
-  return access.principal ? access.principal.orgId : `${access.lane}:${access.identityKey}`;
+  if (access.principal) return { owner: access.principal.orgId, caller: `api_key:${access.principal.keyId}` };
+  const identity = `${access.lane}:${access.identityKey}`;
+  return { owner: identity, caller: identity };
 }
 
 /**
@@ -73,11 +81,11 @@ export class IdempotentCallPipe implements PipeTransform<RouteRequest, Idempoten
       return work();
     }
     const key = parseIdempotencyKey(header);
-    const owner = scopeOwner(req.access);
+    const { owner, caller } = scopeOf(req.access);
     const kek = options.sealResponse ? this.sealingKey() : undefined;
     let fresh: T | undefined;
     const result = await this.idempotency.run(
-      { orgId: owner, key, method: req.method, path: req.url, body: req.body, query: req.query as Record<string, unknown> | undefined, route },
+      { orgId: owner, caller, key, method: req.method, path: req.url, body: req.body, query: req.query as Record<string, unknown> | undefined, route },
       // Nest sets the route's status before its pipes run; the work may change it.
       async (request) => {
         fresh = await work(request);

@@ -2738,7 +2738,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII characters; the same key and body within 24 h replays the first response */
+                /** @description 1..255 printable ASCII characters; the same key and body from the same API key within 24 h replays the first response; the key sent by another API key of the organization is 422 idempotency_key_reused */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2829,7 +2829,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII characters; the same key and body within 24 h replays the first response */
+                /** @description 1..255 printable ASCII characters; the same key and body from the same API key within 24 h replays the first response; the key sent by another API key of the organization is 422 idempotency_key_reused */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2991,7 +2991,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII characters; the same key and body within 24 h replays the first response */
+                /** @description 1..255 printable ASCII characters; the same key and body from the same API key within 24 h replays the first response; the key sent by another API key of the organization is 422 idempotency_key_reused */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3027,7 +3027,7 @@ export interface operations {
                 since: string;
             };
             header?: {
-                /** @description 1..255 printable ASCII characters; the same key and body within 24 h replays the first response */
+                /** @description 1..255 printable ASCII characters; the same key and body from the same API key within 24 h replays the first response; the key sent by another API key of the organization is 422 idempotency_key_reused */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3127,7 +3127,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII characters; the same key and body within 24 h replays the first response */
+                /** @description 1..255 printable ASCII characters; the same key and body from the same API key within 24 h replays the first response; the key sent by another API key of the organization is 422 idempotency_key_reused */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3391,7 +3391,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII; the same key and body answer the first response again */
+                /** @description 1..255 printable ASCII characters; the same key and body from the same API key within 24 h replays the first response; the key sent by another API key of the organization is 422 idempotency_key_reused */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3427,7 +3427,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII; the same key and body answer the first response again */
+                /** @description 1..255 printable ASCII characters; the same key and body from the same API key within 24 h replays the first response; the key sent by another API key of the organization is 422 idempotency_key_reused */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3690,7 +3690,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII; the same key and body answer the first response again */
+                /** @description 1..255 printable ASCII characters; the same key and body from the same API key within 24 h replays the first response; the key sent by another API key of the organization is 422 idempotency_key_reused */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3728,7 +3728,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII; the same key and body answer the first response again */
+                /** @description 1..255 printable ASCII characters; the same key and body from the same API key within 24 h replays the first response; the key sent by another API key of the organization is 422 idempotency_key_reused */
                 "Idempotency-Key"?: string;
             };
             path: {
