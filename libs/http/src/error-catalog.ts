@@ -50,7 +50,11 @@ invalid_json: { status: 400, retryable: false, when: 'the body is not valid JSON
   },
   receipt_not_available: { status: 404, retryable: false, when: '`GET /api/cdp/receipts/{id}` for a transaction that has not executed; its signed decision record is at `/api/cdp/transactions/{id}/decision`' },
   not_found: { status: 404, retryable: false, when: 'no such resource, or no such route or method. Another organization\'s resources also answer 404' },
-  concurrent_modification: { status: 409, retryable: true, when: 'the resource changed concurrently (optimistic concurrency); retry' },
+  concurrent_modification: {
+    status: 409,
+    retryable: true,
+    when: 'the resource changed concurrently (optimistic concurrency); retry. Also `POST /api/notary/create` when the signing key was revoked each time the certificate was signed (it is signed again under the new key, up to 3 times, before this answer)',
+  },
   email_taken: { status: 409, retryable: false, when: '`POST /api/users`: a user with this email exists already in this organization (an address is one user per organization; other organizations\' people never change the answer)' },
   last_owner: { status: 409, retryable: false, when: '`POST /api/users/{id}/deactivate` (or the people page): this is the organization\'s last active owner; make someone else an owner first' },
   event_id_conflict: { status: 409, retryable: false, when: 'an event id was reused for different content' },

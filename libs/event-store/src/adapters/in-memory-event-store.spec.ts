@@ -62,6 +62,33 @@ describe('InMemoryEventStore (the port in memory, for handler specs)', () => {
     expect(await store.readStream('o-1')).toHaveLength(1);
   });
 
+  it("refuses an append whose event needs another read model's row in a refused state, as committed before it", async () => {
+    store.registerProjection({
+      name: 'gates',
+      filter: { streamPrefix: 'g-' },
+      tables: ['gates'],
+      apply: (e) => [{ op: 'insert', table: 'gates', key: ['id'], row: e.data as { id: string; state: string }, onConflict: { update: ['state'] } }],
+    });
+    store.registerProjection({
+      name: 'passes',
+      filter: { streamPrefix: 'p-' },
+      tables: ['passes'],
+      guards: [{ name: 'gate_open', table: 'gates', column: 'id', keyOf: (e) => (e.data as { gate?: string }).gate ?? null, refusedWhen: { column: 'state', values: ['shut'] } }],
+      apply: (e) => [{ op: 'insert', table: 'passes', key: ['id'], row: { id: e.stream_id }, onConflict: 'nothing' }],
+    });
+    await store.append('g-1', [{ type: 'Gate', data: { id: 'g-1', state: 'open' } }]);
+    await store.append('g-2', [{ type: 'Gate', data: { id: 'g-2', state: 'shut' } }]);
+    await store.appendMany([{ stream: 'p-1', events: [{ type: 'Pass', data: { gate: 'g-1' } }] }, { stream: 'p-2', events: [{ type: 'Pass', data: { gate: 'g-9' } }] }, { stream: 'p-3', events: [{ type: 'Pass', data: {} }] }]);
+    const refused = store.appendMany([{ stream: 'p-4', events: [{ type: 'Pass', data: { gate: 'g-1' } }] }, { stream: 'p-5', events: [{ type: 'Pass', data: { gate: 'g-2' } }] }]);
+    await expect(refused).rejects.toMatchObject({ constraint: 'gate_open' });
+    expect(store.rows('passes').map((r) => r.id)).toEqual(['p-1', 'p-2', 'p-3']);
+    expect(await store.readStream('p-4')).toEqual([]);
+    // Shut later: what passed before stays, and a rebuild is never refused.
+    await store.append('g-1', [{ type: 'Gate', data: { id: 'g-1', state: 'shut' } }]);
+    await expect(store.append('p-6', [{ type: 'Pass', data: { gate: 'g-1' } }])).rejects.toBeInstanceOf(ReadModelConstraintViolated);
+    expect(await store.rebuildProjection('passes')).toBe(3);
+  });
+
   it('reads $all in order with filters, and a subscription sees later appends', async () => {
     await store.append('o-1', [{ type: 'Opened', data: { id: 'o-1', customer: 'a' } }]);
     await store.append('x-1', [{ type: 'Other', data: {} }]);

@@ -75,6 +75,7 @@ export class InMemoryEventStore extends EventStore {
       outcomes.push(outcome);
     }
     if (options.allOrNothing && outcomes.some((o) => o.status === 'wrong_expected_version')) throw new AppendsNotWritten(outcomes);
+    this.guard(written);
     for (const p of this.projections) for (const check of p.checks ?? []) {
       for (const row of staged.get(check.table)?.values() ?? []) {
         if (!check.holds(row)) throw new ReadModelConstraintViolated(check.name, `read-model constraint ${check.name} refused the change`);
@@ -88,6 +89,22 @@ export class InMemoryEventStore extends EventStore {
     for (const [name, t] of staged) this.tables.set(name, t);
     if (written.length > 0) this.wake();
     return outcomes;
+  }
+
+  /** The row guards of the events written, on the rows as committed before this append. */
+  private guard(written: RecordedEvent[]): void {
+    for (const e of written) {
+      for (const p of this.projections) {
+        if (!projectionAccepts(p, e)) continue;
+        for (const g of p.guards ?? []) {
+          const key = g.keyOf(e);
+          const row = key === null ? undefined : this.tables.get(g.table)?.get(rowId({ [g.column]: key }));
+          if (row && g.refusedWhen.values.includes(String(row[g.refusedWhen.column]))) {
+            throw new ReadModelConstraintViolated(g.name, `read-model guard ${g.name} refused the change`);
+          }
+        }
+      }
+    }
   }
 
   private stage(a: StreamAppend, heads: Map<string, RecordedEvent[]>, written: RecordedEvent[], staged: Map<string, Table>): StreamAppendOutcome {
@@ -209,6 +226,9 @@ export class InMemoryEventStore extends EventStore {
   }
 }
 
+/** A row's place in its in-memory table: its key columns and values. */
+const rowId = (k: Record<string, unknown>) => JSON.stringify(Object.keys(k).sort().map((n) => [n, k[n]]));
+
 /** One row change on in-memory tables, in event order (the SQL adapter's merge gives the same result). */
 function applyChange(tables: Map<string, Table>, c: RowChange, e: RecordedEvent, p: InlineProjection): void {
   const table = tables.get(c.table);
@@ -218,15 +238,14 @@ function applyChange(tables: Map<string, Table>, c: RowChange, e: RecordedEvent,
     if (isIncrement(v)) return Number(current ?? 0) + v.$inc;
     return v as Json;
   };
-  const keyOf = (k: Record<string, unknown>) => JSON.stringify(Object.keys(k).sort().map((n) => [n, k[n]]));
   if (c.op === 'insert') {
-    const id = keyOf(Object.fromEntries(c.key.map((k) => [k, c.row[k]])));
+    const id = rowId(Object.fromEntries(c.key.map((k) => [k, c.row[k]])));
     const existing = table.get(id);
     if (!existing) table.set(id, Object.fromEntries(Object.entries(c.row).map(([k, v]) => [k, value(v, undefined)])));
     else if (c.onConflict && c.onConflict !== 'nothing') for (const col of c.onConflict.update) existing[col] = value(c.row[col], existing[col]);
     return;
   }
-  const id = keyOf(c.key);
+  const id = rowId(c.key);
   if (c.op === 'delete') return void table.delete(id);
   const row = table.get(id);
   if (row) for (const [col, v] of Object.entries(c.set)) row[col] = value(v, row[col]);

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EventStore } from '../event-store.port';
 import { eventFact, increment, InlineProjection, ReadModelConstraintViolated, RowChange } from '../projections/read-model';
 import type { SqlDatabase } from '../sql/sql-database';
+import type { SqlEventStore } from '../sql/sql-event-store';
 import { ContractHarness, contractStore } from './event-store.contract';
 
 interface OrderRow {
@@ -43,7 +44,135 @@ const ordersProjection: InlineProjection = {
   },
 };
 
+/** PostgreSQL: whether an append's statement is waiting for a row lock (polled for up to 2 s). */
+async function waitingOnALock(db: SqlDatabase): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    const [{ n }] = await db.query<{ n: string | number }>(
+      `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND query LIKE 'WITH appended AS MATERIALIZED%'`,
+    );
+    if (Number(n) > 0) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
+/** Locks (another read model) and the orders that need theirs open: a row guard. */
+const locksProjection: InlineProjection = {
+  name: 'contract_locks',
+  filter: { streamPrefix: 'lock-' },
+  tables: ['contract_locks'],
+  apply(e): RowChange[] {
+    const d = e.data as { lock_id: string; state: string };
+    return [{ op: 'insert', table: 'contract_locks', key: ['lock_id'], row: { lock_id: d.lock_id, state: d.state }, onConflict: { update: ['state'] } }];
+  },
+};
+const guardedOrdersProjection: InlineProjection = {
+  name: 'contract_guarded_orders',
+  filter: { streamPrefix: 'guarded-' },
+  tables: ['contract_guarded_orders'],
+  guards: [
+    {
+      name: 'contract_lock_open',
+      table: 'contract_locks',
+      column: 'lock_id',
+      keyOf: (e) => (e.type === 'OrderOpened' ? ((e.data as { lock_id?: string }).lock_id ?? null) : null),
+      refusedWhen: { column: 'state', values: ['closed', 'broken'] },
+    },
+  ],
+  apply(e): RowChange[] {
+    const d = e.data as { order_id: string };
+    return [{ op: 'insert', table: 'contract_guarded_orders', key: ['order_id'], row: { order_id: d.order_id }, onConflict: 'nothing' }];
+  },
+};
+
 export function projectionsContract(adapter: string, makeHarness: () => ContractHarness): void {
+  describe(`EventStore contract, row guards: ${adapter}`, () => {
+    const fresh = contractStore(makeHarness, async ({ db, store }) => {
+      await db.exec(`
+        CREATE TABLE contract_locks (lock_id uuid PRIMARY KEY, state text NOT NULL);
+        CREATE TABLE contract_guarded_orders (order_id text PRIMARY KEY);
+      `);
+      store.registerProjection(locksProjection);
+      store.registerProjection(guardedOrdersProjection);
+    });
+    let db: SqlDatabase;
+    let store: SqlEventStore;
+    beforeAll(() => ({ db, store } = fresh));
+
+    const lock = async (state: string, lockId = randomUUID()) => (await store.append(`lock-${lockId}`, [{ type: 'LockSet', data: { lock_id: lockId, state } }]), lockId);
+    const opened = (lockId: string | null, orderId = randomUUID()) => ({ type: 'OrderOpened', data: { order_id: orderId, ...(lockId ? { lock_id: lockId } : {}) } });
+    const orders = async (ids: string[]) => (await db.query<{ order_id: string }>('SELECT order_id FROM contract_guarded_orders WHERE order_id = ANY($1)', [ids])).map((r) => r.order_id);
+
+    it('refuses a whole append, single or batched, whose event needs a row in a refused state, and writes nothing of it', async () => {
+      const [open, closed] = [await lock('open'), await lock('closed')];
+      const id = randomUUID();
+      const refused = store.append(`guarded-${id}`, [opened(closed, id)], { expectedRevision: 'no_stream' });
+      await expect(refused).rejects.toBeInstanceOf(ReadModelConstraintViolated);
+      await expect(store.append(`guarded-${id}`, [opened(closed, id)])).rejects.toMatchObject({ constraint: 'contract_lock_open' });
+      expect(await store.readStream(`guarded-${id}`)).toEqual([]);
+      const ids = [randomUUID(), randomUUID(), randomUUID()];
+      const batch = store.appendMany([
+        { stream: `guarded-${ids[0]}`, events: [opened(open, ids[0])] },
+        { stream: `guarded-${ids[1]}`, events: [opened(closed, ids[1])] },
+        { stream: `guarded-${ids[2]}`, events: [opened(open, ids[2])] },
+      ]);
+      await expect(batch).rejects.toMatchObject({ constraint: 'contract_lock_open' });
+      for (const i of ids) expect(await store.readStream(`guarded-${i}`)).toEqual([]);
+      expect(await orders([id, ...ids])).toEqual([]);
+    });
+
+    it('lets through what needs a row in another state, no row, or nothing, many naming one row at once', async () => {
+      const open = await lock('open');
+      const ids = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+      const outcomes = await store.appendMany([
+        { stream: `guarded-${ids[0]}`, events: [opened(open, ids[0])] },
+        { stream: `guarded-${ids[1]}`, events: [opened(open, ids[1])] },
+        { stream: `guarded-${ids[2]}`, events: [opened(randomUUID(), ids[2])] },
+        { stream: `guarded-${ids[3]}`, events: [opened(null, ids[3])] },
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['appended', 'appended', 'appended', 'appended']);
+      expect((await orders(ids)).sort()).toEqual([...ids].sort());
+    });
+
+    it('reads the row as committed when the append commits: a change of it waits for the append or refuses it', async () => {
+      const lockId = await lock('open');
+      await store.append(`guarded-${randomUUID()}`, [opened(lockId)]);
+      // The row's change holds it until its transaction commits; the append begun meanwhile then sees it.
+      const id = randomUUID();
+      let pending!: Promise<unknown>;
+      await db.transaction(async (tx) => {
+        await store.appendIn(tx, `lock-${lockId}`, [{ type: 'LockSet', data: { lock_id: lockId, state: 'broken' } }]);
+        pending = store.append(`guarded-${id}`, [opened(lockId, id)]).catch((err: unknown) => err);
+        if (db.kind === 'postgres') {
+          // PostgreSQL: the append is there, waiting for the row (PGlite runs one statement at a time).
+          expect(await waitingOnALock(db)).toBe(true);
+        }
+      });
+      expect(await pending).toMatchObject({ constraint: 'contract_lock_open' });
+      expect(await store.readStream(`guarded-${id}`)).toEqual([]);
+    });
+
+    it('guards only the appends written, and never a rebuild', async () => {
+      const lockId = await lock('open');
+      const before = randomUUID();
+      await store.append(`guarded-${before}`, [{ ...opened(lockId, before), event_id: randomUUID() }]);
+      const [stored] = await store.readStream(`guarded-${before}`);
+      await lock('closed', lockId);
+      // A replay of what was written while the row was open, and an append that is not written, are not refused.
+      const replay = await store.append(`guarded-${before}`, [{ event_id: stored.event_id, type: stored.type, data: stored.data }]);
+      expect(replay.idempotentReplay).toBe(true);
+      const other = randomUUID();
+      const outcomes = await store.appendMany([
+        { stream: `guarded-${before}`, events: [opened(lockId)], expected: 'no_stream' },
+        { stream: `guarded-${other}`, events: [opened(null, other)] },
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['wrong_expected_version', 'appended']);
+      await store.rebuildProjection('contract_guarded_orders');
+      expect((await orders([before, other])).sort()).toEqual([before, other].sort());
+    });
+  });
+
+
   describe(`EventStore contract, inline projections: ${adapter}`, () => {
     const fresh = contractStore(makeHarness, async ({ db, store }) => {
       await db.exec(`

@@ -57,12 +57,38 @@ export interface InlineProjection {
    * creates it); an adapter without one evaluates `holds` on the changed rows.
    */
   readonly checks?: readonly RowCheck[];
+  /**
+   * Rows of other read models that an event's append needs in a state (a certificate's signing
+   * key not revoked). Checked as the event is appended, never again (not by a rebuild, not by a
+   * subscription's catch-up).
+   */
+  readonly guards?: readonly RowGuard[];
 }
 
 export interface RowCheck {
   readonly name: string;
   readonly table: string;
   holds(row: Readonly<Record<string, Json>>): boolean;
+}
+
+/**
+ * A row an appended event needs in a state, read at commit: the append is refused whole
+ * (ReadModelConstraintViolated, `name`) when the row's latest committed version holds one of
+ * `refusedWhen.values`. A SQL store reads the rows every event of the append names at once
+ * (each row once), in the append's own statement, and keeps them locked (FOR SHARE) until it
+ * commits, so a change of such a row either commits first and refuses the append, or waits for
+ * it. No such row refuses nothing.
+ */
+export interface RowGuard {
+  readonly name: string;
+  /** The table read: another projection's read model (only read, never written). */
+  readonly table: string;
+  /** Its key column (a primary key). */
+  readonly column: string;
+  /** The key of the row this event needs, or null when it needs none. */
+  keyOf(event: ProjectedEvent): string | null;
+  /** The column whose value, at commit, refuses the append when it is one of `values`. */
+  readonly refusedWhen: { readonly column: string; readonly values: readonly string[] };
 }
 
 export const projectionAccepts = (p: InlineProjection, e: Pick<ProjectedEvent, 'type' | 'stream_id'>): boolean =>

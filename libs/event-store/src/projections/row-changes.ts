@@ -29,7 +29,7 @@ export class UnsupportedRowChange extends Error {
 }
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
-const ident = (name: string, what: string): string => {
+export const ident = (name: string, what: string): string => {
   if (!IDENT.test(name)) throw new UnsupportedRowChange(`${what} ${JSON.stringify(name)} is not a lowercase SQL identifier`);
   return name;
 };

@@ -47,14 +47,20 @@ export const APPEND_PARAMS = 10;
 /** `appended` of a single append: its one row, numbered 1 as in appendManyIn. */
 export const APPENDED_ONE = `SELECT 1 AS ord, x.* FROM (${APPEND_SQL}) x`;
 
-/** The append statement with the registered read models' CTEs and a follow-up (params after the append's). */
-export function appendStatement(base: string, ctes: string[], followUps: string[], firstFollowUpParam: number, orderBy: string): string {
+/**
+ * The append statement with the registered read models' CTEs, a follow-up (params after the
+ * append's) and the row guards, which the final select reads so that each runs (one raises to
+ * refuse the statement).
+ */
+export function appendStatement(base: string, ctes: string[], followUps: string[], firstFollowUpParam: number, orderBy: string, guards: string[] = []): string {
   const parts = [
     `appended AS MATERIALIZED (${base})`,
     ...ctes.map((sql, i) => `read_model_${i} AS (${sql})`),
     ...followUps.map((f, i) => `follow_up_${i} AS (${f.replace(/:(\d+)\b/g, (_, n: string) => `$${firstFollowUpParam - 1 + Number(n)}`)})`),
+    ...guards.map((sql, i) => `guard_${i} AS MATERIALIZED (${sql})`),
   ];
-  return `WITH ${parts.join(', ')} SELECT * FROM appended ${orderBy}`;
+  const guarded = guards.length > 0 ? ` WHERE ${guards.map((_, i) => `(SELECT ok FROM guard_${i})`).join(' AND ')}` : '';
+  return `WITH ${parts.join(', ')} SELECT * FROM appended${guarded} ${orderBy}`;
 }
 
 /**

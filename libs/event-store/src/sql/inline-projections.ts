@@ -1,7 +1,7 @@
-import { InlineProjection, ProjectedEvent, projectionAccepts, ReadModelConstraintViolated } from '../projections/read-model';
+import { InlineProjection, ProjectedEvent, projectionAccepts, ReadModelConstraintViolated, RowGuard } from '../projections/read-model';
 import { mergeRowChanges, resolveFacts } from '../projections/row-changes';
 import type { RecordedEvent } from '../event-store.port';
-import { compileRowChanges, CompiledRowChanges } from './read-model-sql';
+import { compileGuard, compileRowChanges, CompiledRowChanges } from './read-model-sql';
 import { SqlExecutor, sqlConstraint, sqlState } from './sql-database';
 
 /** The events of one append, as projections see them before the store writes them. */
@@ -39,10 +39,14 @@ export class InlineProjections {
     return this.list.length;
   }
 
-  /** The CTEs that write every registered read model for these appends (`ord` = 1-based place). */
+  /**
+   * The CTEs that write every registered read model for these appends (`ord` = 1-based place),
+   * and those of the row guards their events need (one per guard, each row named once per append).
+   */
   forAppends(appends: PendingAppend[], firstParam: number): CompiledRowChanges | null {
     if (this.list.length === 0) return null;
     const collected: Parameters<typeof mergeRowChanges>[0] = [];
+    const guarded = new Map<RowGuard, Map<string, Record<string, unknown>>>();
     appends.forEach((a, i) => {
       a.events.forEach((e, index) => {
         const event: ProjectedEvent = { event_id: e.event_id, stream_id: a.stream, type: e.type, data: e.data, metadata: e.metadata, recorded_at: a.recordedAt };
@@ -52,11 +56,24 @@ export class InlineProjections {
             this.checkOwner(p, change.table);
             collected.push({ change, at: { ord: i + 1, index, count: a.events.length } });
           }
+          for (const guard of p.guards ?? []) {
+            const key = guard.keyOf(event);
+            if (key === null) continue;
+            let rows = guarded.get(guard);
+            if (!rows) guarded.set(guard, (rows = new Map()));
+            rows.set(`${i + 1}\u0000${key}`, { [guard.column]: key, __ord: i + 1 });
+          }
         }
       });
     });
-    if (collected.length === 0) return null;
-    return compileRowChanges(mergeRowChanges(collected), { appended: true, firstParam });
+    if (collected.length === 0 && guarded.size === 0) return null;
+    const compiled: CompiledRowChanges = collected.length > 0 ? compileRowChanges(mergeRowChanges(collected), { appended: true, firstParam }) : { statements: [], params: [] };
+    compiled.guards = [];
+    for (const [guard, rows] of guarded) {
+      compiled.params.push(JSON.stringify({ name: guard.name, refused: guard.refusedWhen.values, rows: [...rows.values()] }));
+      compiled.guards.push(compileGuard(guard, `$${firstParam + compiled.params.length - 1}`));
+    }
+    return compiled;
   }
 
   /** Applies one registered projection to stored events in the caller's transaction (rebuilds). */

@@ -1,6 +1,7 @@
 import { appendManyMigrations } from './append-many.migrations';
 import { appendMigrations } from './append.migrations';
 import { eventTypeNameMigrations } from './event-type-names.migrations';
+import { rowGuardMigrations } from './row-guard.migrations';
 import { SqlDatabase } from './sql-database';
 
 /**
@@ -14,7 +15,7 @@ export interface Migration {
 }
 
 /** The event store's own tables and functions, in order. */
-export const eventStoreMigrations: Migration[] = [...appendMigrations, ...appendManyMigrations, ...eventTypeNameMigrations];
+export const eventStoreMigrations: Migration[] = [...appendMigrations, ...appendManyMigrations, ...eventTypeNameMigrations, ...rowGuardMigrations];
 
 export async function runMigrations(db: SqlDatabase, migrations: Migration[]): Promise<string[]> {
   return db.transaction(async (tx) => {

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
-import { isIncrement } from '../projections/read-model';
-import { BoundValue, isBoundFact, isCounter, MergedChange, UnsupportedRowChange } from '../projections/row-changes';
+import { isIncrement, RowGuard } from '../projections/read-model';
+import { BoundValue, ident, isBoundFact, isCounter, MergedChange, UnsupportedRowChange } from '../projections/row-changes';
 
 /**
  * Row changes as SQL. Changes of one shape (table, operation, columns) become one statement over
@@ -14,6 +14,8 @@ export interface CompiledRowChanges {
   /** SQL statements (without `appended`) or CTE bodies (with it), in no particular order. */
   statements: string[];
   params: unknown[];
+  /** Row guards' CTE bodies (with `appended` only; see compileGuard): each yields one row, `ok`. */
+  guards?: string[];
 }
 
 type Kind = 'v' | 'i' | 'revision' | 'global_position' | 'hash';
@@ -108,6 +110,26 @@ export function compileRowChanges(
     statements.push(group.sql(options.separate ? '$1' : `$${options.firstParam + params.length - 1}`));
   }
   return { statements, params };
+}
+
+/**
+ * A row guard as a CTE of the append's statement, over one JSON parameter `{ name, refused,
+ * rows }` (`rows`: the key of each row needed, with its append's `ord`). The rows that appends
+ * actually written (`appended`) need are read each once and locked FOR SHARE: under READ
+ * COMMITTED the lock waits for a transaction changing the row and then reads the version it
+ * committed. One of them holding a refused value raises SQLSTATE 23514 naming the guard
+ * (`sigil_refuse_if`), which undoes the whole statement. Its one row, `ok`, is true otherwise.
+ */
+export function compileGuard(guard: RowGuard, param: string): string {
+  const t = ident(guard.table, 'table');
+  const k = ident(guard.column, 'column');
+  const c = ident(guard.refusedWhen.column, 'column');
+  return `SELECT sigil_refuse_if(count(x.v) > 0, ${param}::json->>'name') AS ok
+    FROM (SELECT rm.${c}::text AS v FROM ${t} rm
+          WHERE rm.${k} IN (SELECT r.${k} FROM json_array_elements(${param}::json->'rows') j CROSS JOIN LATERAL json_populate_record(null::${t}, j) r
+                            JOIN appended a ON a.ord = (j->>'__ord')::int AND a.status = 'appended')
+          ORDER BY rm.${k} FOR SHARE OF rm) g
+    LEFT JOIN json_array_elements_text(${param}::json->'refused') x(v) ON x.v = g.v`;
 }
 
 const names = new Map<string, string>();

@@ -145,7 +145,7 @@ export class SqlEventStore extends SqlEventReads {
     let sql = APPEND_SQL;
     let name: string | undefined = 'sigil_append';
     if (readModels || followUp) {
-      sql = appendStatement(APPENDED_ONE, readModels?.statements ?? [], followUp ? [followUp.sql] : [], APPEND_PARAMS + 1, '');
+      sql = appendStatement(APPENDED_ONE, readModels?.statements ?? [], followUp ? [followUp.sql] : [], APPEND_PARAMS + 1, '', readModels?.guards);
       params.push(...(readModels?.params ?? []));
       name = followUp && !followUp.name ? undefined : statementName(`sigil_append_${followUp?.name ?? 'rm'}`, sql);
     }
@@ -213,7 +213,7 @@ export class SqlEventStore extends SqlEventReads {
     let sql = `${APPEND_MANY_SQL} ORDER BY a.ord`;
     let name: string | undefined = 'sigil_append_many';
     if (readModels || followUp) {
-      sql = appendStatement(APPEND_MANY_SQL, readModels?.statements ?? [], followUps, APPEND_MANY_PARAMS + 1, 'ORDER BY ord');
+      sql = appendStatement(APPEND_MANY_SQL, readModels?.statements ?? [], followUps, APPEND_MANY_PARAMS + 1, 'ORDER BY ord', readModels?.guards);
       params.push(...(readModels?.params ?? []));
       name = followUp && !followUp.name ? undefined : statementName(`sigil_append_many_${followUp?.name ?? 'rm'}`, sql);
     }

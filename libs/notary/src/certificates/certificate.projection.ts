@@ -6,6 +6,15 @@ import { CERTIFICATE_IMPORTED, CERTIFICATE_ISSUED, CertificateIssuedData, FREE_I
 export const ALLOWANCE_CONSTRAINT = 'notary_credits_allowance';
 
 /**
+ * The guard that no certificate is issued under a revoked key: the signing key's row in the
+ * signing-keys read model (signingKeysProjection's `signing_keys`) is read as the certificate
+ * commits, locked against the revocation's update of it. A process whose ring is out of date
+ * signs with a key another process revoked meanwhile; its issuance is refused whole, to be
+ * signed again once it has reloaded. A retired key still signs (the rotation's grace).
+ */
+export const SIGNING_KEY_GUARD = 'notary_signing_key_not_revoked';
+
+/**
  * The certificates read model, written with each certificate's first event: the certificate row
  * (served and verified from there), a prediction manifest's hashes (for inclusion proofs), and the
  * organization's issuance counter, which may not pass its free quota plus purchased credits
@@ -18,6 +27,16 @@ export const certificatesProjection: InlineProjection = {
   filter: { eventTypes: [CERTIFICATE_ISSUED, CERTIFICATE_IMPORTED, NOTARY_CREDITS_PURCHASED] },
   tables: ['certificates', 'prediction_manifests', 'notary_credits'],
   checks: [{ name: ALLOWANCE_CONSTRAINT, table: 'notary_credits', holds: (row) => Number(row.issued) <= FREE_ISSUANCES + Number(row.purchased ?? 0) }],
+  guards: [
+    {
+      name: SIGNING_KEY_GUARD,
+      table: 'signing_keys',
+      column: 'key_id',
+      // Issued here only: an imported certificate was signed elsewhere, as it was.
+      keyOf: (event) => (event.type === CERTIFICATE_ISSUED ? (event.data as CertificateIssuedData).manifest.signature.key_id : null),
+      refusedWhen: { column: 'status', values: ['revoked'] },
+    },
+  ],
   // Each change names both counters (adding 0 to the other), so a row opened by either is whole
   // in every adapter, with or without column defaults.
   apply(event): RowChange[] {

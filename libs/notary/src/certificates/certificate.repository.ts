@@ -1,7 +1,7 @@
 import { Batcher, DomainError } from '@app/core';
 import { EventStore, ReadModelConstraintViolated } from '@app/event-store';
 import { CertificateEvent, CertificateState, certificateStream, foldCertificate, FREE_ISSUANCES } from '../domain/certificate.aggregate';
-import { ALLOWANCE_CONSTRAINT } from './certificate.projection';
+import { ALLOWANCE_CONSTRAINT, SIGNING_KEY_GUARD } from './certificate.projection';
 
 /** A new certificate's stream: its id, its owner and its first event. */
 export interface NewCertificate {
@@ -13,13 +13,33 @@ export interface NewCertificate {
 export const paywallError = () =>
   new DomainError('notary_paywall', `The free quota of ${FREE_ISSUANCES} certifications and any credits are used up; add credits through /api/payments/notary-credits-checkout`);
 
-const paywallOr = (err: unknown): unknown => (err instanceof ReadModelConstraintViolated && err.constraint === ALLOWANCE_CONSTRAINT ? paywallError() : err);
+/**
+ * The certificate was signed with a key that was revoked before it could be recorded (the
+ * signer's ring was out of date): nothing was written; sign it again with the key active now.
+ */
+export class SigningKeyRevoked extends Error {
+  readonly code = 'signing_key_revoked';
+  constructor() {
+    super('the signing key was revoked before the certificate was recorded; sign it again');
+    this.name = 'SigningKeyRevoked';
+  }
+}
+
+/** A refusal of the certificates projection, as its caller sees it; null for any other error. */
+const refusalOf = (err: unknown): Error | null => {
+  if (!(err instanceof ReadModelConstraintViolated)) return null;
+  if (err.constraint === ALLOWANCE_CONSTRAINT) return paywallError();
+  if (err.constraint === SIGNING_KEY_GUARD) return new SigningKeyRevoked();
+  return null;
+};
 
 /**
  * Saves certificates through the EventStore port; the certificates projection writes their rows
- * and takes each issuance's slot in the same append. Group commit: certificates saved while
- * earlier batches are being written go together in one `appendMany`. A batch the paywall refuses
- * is written again one by one, so only the certificates over their organization's allowance fail.
+ * and takes each issuance's slot in the same append, and refuses a certificate whose signing key
+ * is revoked by then. Group commit: certificates saved while earlier batches are being written go
+ * together in one `appendMany`. A batch the paywall refuses is written again one by one, so only
+ * the certificates over their organization's allowance fail; a batch refused for a revoked key
+ * (one ring signed it, nearly always with one key) fails whole with SigningKeyRevoked.
  */
 export class CertificateRepository {
   private readonly batches: Batcher<NewCertificate, Error | null>;
@@ -31,7 +51,10 @@ export class CertificateRepository {
     this.batches = new Batcher((batch) => this.write(batch), { maxBatch: options.maxBatch ?? 64, maxInFlight: options.maxInFlight ?? 4 });
   }
 
-  /** Resolves once the certificate is committed; rejects with notary_paywall when no issuance is left. */
+  /**
+   * Resolves once the certificate is committed; rejects with notary_paywall when no issuance is
+   * left, and with SigningKeyRevoked when its signing key is revoked.
+   */
   async saveNew(certificate: NewCertificate): Promise<void> {
     const failure = await this.batches.add(certificate);
     if (failure) throw failure;
@@ -55,6 +78,7 @@ export class CertificateRepository {
       return outcomes.map((o) => (o.status === 'appended' ? null : new Error(`certificate stream ${o.status}: ids are fresh, so this is a fault`)));
     } catch (err) {
       if (!(err instanceof ReadModelConstraintViolated)) throw err;
+      if (err.constraint === SIGNING_KEY_GUARD) return batch.map(() => new SigningKeyRevoked());
       return Promise.all(batch.map((c) => this.writeOne(c)));
     }
   }
@@ -64,8 +88,8 @@ export class CertificateRepository {
       await this.store.append(certificateStream(c.certificateId), c.events, { expectedRevision: 'no_stream' });
       return null;
     } catch (err) {
-      const mapped = paywallOr(err);
-      if (mapped instanceof DomainError) return mapped;
+      const refusal = refusalOf(err);
+      if (refusal) return refusal;
       throw err;
     }
   }

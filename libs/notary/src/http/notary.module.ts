@@ -82,7 +82,11 @@ export class NotaryModule implements OnApplicationBootstrap, OnApplicationShutdo
         { provide: CertificateRepository, useFactory: (store: EventStore) => new CertificateRepository(store), inject: [EventStore] },
         {
           provide: CertificateAuthority,
-          useFactory: (keys: SigningKeyStore): CertificateAuthority => ({ issuer: new URL(config.BASE_URL).host, sign: (message) => keys.current.sign(message) }),
+          useFactory: (keys: SigningKeyStore): CertificateAuthority => ({
+            issuer: new URL(config.BASE_URL).host,
+            sign: (message) => keys.current.sign(message),
+            refresh: async () => void (await keys.refresh()),
+          }),
           inject: [SigningKeyStore],
         },
         { provide: NOTARY_CLOCK, useValue: systemClock },

@@ -5,4 +5,9 @@
 export abstract class CertificateAuthority {
   abstract readonly issuer: string;
   abstract sign(message: Buffer): { key_id: string; signature: Buffer };
+  /**
+   * Reads the signing keys again, after a certificate this authority signed was refused because
+   * its key is revoked: the keys it signed with were out of date.
+   */
+  abstract refresh(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, sign, verify } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import { DomainError, fixedClock } from '@app/core';
 import { canonicalJson, sha256Hex } from '@app/crypto';
 import { InMemoryEventStore } from '@app/event-store';
@@ -6,10 +6,12 @@ import { CertificateRepository } from '../certificates/certificate.repository';
 import { certificatesProjection } from '../certificates/certificate.projection';
 import { certificateStream, FREE_ISSUANCES } from '../domain/certificate.aggregate';
 import { IssueCertificateCommand } from './issue-certificate.command';
-import { IssueCertificateHandler } from './issue-certificate.handler';
+import { IssueCertificateHandler, MAX_SIGNING_ATTEMPTS } from './issue-certificate.handler';
+import { InMemorySigningKeySecrets, SigningKeyRepository } from '../signing-keys/signing-key.repository';
+import { SigningKeyStore } from '../signing-keys/signing-key.store';
 
 const keys = generateKeyPairSync('ed25519');
-const authority = { issuer: 'sigil.test', sign: (message: Buffer) => ({ key_id: 'key-1', signature: sign(null, message, keys.privateKey) }) };
+const authority = { issuer: 'sigil.test', sign: (message: Buffer) => ({ key_id: 'key-1', signature: sign(null, message, keys.privateKey) }), refresh: async () => undefined };
 
 describe('IssueCertificateHandler (aggregate + repository on the in-memory store)', () => {
   let store: InMemoryEventStore;
@@ -54,6 +56,28 @@ describe('IssueCertificateHandler (aggregate + repository on the in-memory store
     const bad = JSON.stringify({ artifact_schema: 'prediction_manifest.v1', manifest_hash: `sha256:${'0'.repeat(64)}`, prediction_hashes: [`sha256:${'1'.repeat(64)}`] });
     await expect(sut.execute(new IssueCertificateCommand('org_a', bad))).rejects.toMatchObject({ code: 'invalid_prediction_manifest' });
     expect(store.rows('prediction_manifests')).toEqual([]);
+  });
+
+  it('signs again after a refusal for a revoked key, and answers concurrent_modification when the key it reloads is revoked each time', async () => {
+    const ringStore = new InMemoryEventStore(() => clock.now());
+    ringStore.registerProjection(certificatesProjection);
+    const ring = new SigningKeyStore(new SigningKeyRepository(ringStore, new InMemorySigningKeySecrets()), randomBytes(32));
+    await ring.start();
+    // Signing with a ring that never hears of the revocation: every attempt is refused, and nothing is recorded.
+    let refreshed = 0;
+    const stale = ring.current;
+    await ring.revoke(stale.active().key_id);
+    const handler = new IssueCertificateHandler(new CertificateRepository(ringStore), { issuer: 'sigil.test', sign: (m) => stale.sign(m), refresh: async () => void refreshed++ }, clock);
+    const refused = handler.execute(new IssueCertificateCommand('org_a', 'never under a revoked key'));
+    await expect(refused).rejects.toBeInstanceOf(DomainError);
+    await expect(handler.execute(new IssueCertificateCommand('org_a', 'again'))).rejects.toMatchObject({ code: 'concurrent_modification' });
+    expect(refreshed).toBe(2 * (MAX_SIGNING_ATTEMPTS - 1));
+    expect(ringStore.rows('certificates')).toEqual([]);
+    // The process's own ring follows the revocation: issuance signs with the new key.
+    const fresh = new IssueCertificateHandler(new CertificateRepository(ringStore), { issuer: 'sigil.test', sign: (m) => ring.current.sign(m), refresh: async () => void (await ring.refresh()) }, clock);
+    const m = await fresh.execute(new IssueCertificateCommand('org_a', 'under the new key'));
+    expect(m.signature.key_id).toBe(ring.current.active().key_id);
+    expect(ringStore.rows('certificates')).toHaveLength(1);
   });
 
   it('refuses content that is not valid Unicode or too long, before signing anything', async () => {

@@ -1,16 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Clock } from '@app/core';
+import { Clock, DomainError } from '@app/core';
 import { issueCertificate } from '../domain/certificate.aggregate';
 import type { SignedManifest } from '../domain/certificate';
-import { CertificateRepository } from '../certificates/certificate.repository';
+import { CertificateRepository, SigningKeyRevoked } from '../certificates/certificate.repository';
 import { CertificateAuthority } from './certificate-authority';
 import { IssueCertificateCommand } from './issue-certificate.command';
 
 export const NOTARY_CLOCK = Symbol('NOTARY_CLOCK');
 
-/** A new certificate: nothing to load; the aggregate decides (hash, validate, sign); the repository saves. */
+/** How many times one issuance is signed when its key keeps being revoked before it commits. */
+export const MAX_SIGNING_ATTEMPTS = 3;
+
+/**
+ * A new certificate: nothing to load; the aggregate decides (hash, validate, sign); the
+ * repository saves. A certificate whose signing key was revoked before it committed (this
+ * process's keys were out of date) is never recorded: the authority reloads its keys and the
+ * certificate is signed again with the active key, under the same id.
+ */
 @CommandHandler(IssueCertificateCommand)
 export class IssueCertificateHandler implements ICommandHandler<IssueCertificateCommand, SignedManifest> {
   constructor(
@@ -21,12 +29,22 @@ export class IssueCertificateHandler implements ICommandHandler<IssueCertificate
 
   async execute(cmd: IssueCertificateCommand): Promise<SignedManifest> {
     const certificateId = randomUUID();
-    const { events, manifest } = issueCertificate(null, { certificateId, orgId: cmd.orgId, content: cmd.content, ...cmd.options }, {
-      now: this.clock.now(),
-      issuer: this.authority.issuer,
-      sign: (message) => this.authority.sign(message),
-    });
-    await this.certificates.saveNew({ certificateId, orgId: cmd.orgId, events });
-    return manifest;
+    for (let attempt = 1; ; attempt++) {
+      const { events, manifest } = issueCertificate(null, { certificateId, orgId: cmd.orgId, content: cmd.content, ...cmd.options }, {
+        now: this.clock.now(),
+        issuer: this.authority.issuer,
+        sign: (message) => this.authority.sign(message),
+      });
+      try {
+        await this.certificates.saveNew({ certificateId, orgId: cmd.orgId, events });
+        return manifest;
+      } catch (err) {
+        if (!(err instanceof SigningKeyRevoked)) throw err;
+        if (attempt >= MAX_SIGNING_ATTEMPTS) {
+          throw new DomainError('concurrent_modification', 'The signing keys changed while the certificate was being signed (its key was revoked); retry', undefined, 1);
+        }
+        await this.authority.refresh();
+      }
+    }
   }
 }

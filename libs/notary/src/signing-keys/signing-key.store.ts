@@ -20,6 +20,8 @@ export class SigningKeyStore {
   private ring: KeyRing | null = null;
   private revision = -1;
   private unlisten: (() => Promise<void>) | null = null;
+  private refreshing: Promise<KeyRing> | null = null;
+  private refreshNext: Promise<KeyRing> | null = null;
 
   constructor(
     readonly keys: SigningKeyRepository,
@@ -60,6 +62,27 @@ export class SigningKeyStore {
       this.revision = revision;
     }
     return this.ring;
+  }
+
+  /**
+   * A reload that starts after this call (the ring was found out of date: a certificate signed
+   * with it was refused). Callers that ask while one runs share the next one, so a burst of
+   * refusals reads the keys twice at most, never with a read that began before the refusal.
+   */
+  refresh(): Promise<KeyRing> {
+    if (!this.refreshing) {
+      const run = this.reload().finally(() => {
+        if (this.refreshing === run) this.refreshing = null;
+      });
+      return (this.refreshing = run);
+    }
+    this.refreshNext ??= this.refreshing
+      .catch(() => undefined)
+      .then(() => {
+        this.refreshNext = null;
+        return this.refresh();
+      });
+    return this.refreshNext;
   }
 
   get current(): KeyRing {

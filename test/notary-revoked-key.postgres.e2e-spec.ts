@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { AccessService } from '@app/access';
+import { SqlDatabase } from '@app/event-store';
+import { SigningKeyStore } from '@app/notary';
+import { isolatedEnv } from './support/isolated-env';
+import { startTestApp, TestApp } from './support/test-app';
+
+/**
+ * Two app instances on one PostgreSQL database: one revokes the active signing key, the other has
+ * not heard yet (its NOTIFY is late) and still signs with it. Its issuance is refused as it is
+ * written; it answers 200 with certificates signed again under the new key, which verify on both.
+ */
+if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is required');
+
+describe('issuance across two app instances while one revokes the signing key (PostgreSQL)', () => {
+  let fresh: TestApp;
+  let stale: TestApp;
+  let iso: Awaited<ReturnType<typeof isolatedEnv>>;
+  beforeAll(async () => {
+    iso = await isolatedEnv();
+    fresh = await startTestApp({ ...iso.env, TRUST_PROXY: 'true' });
+    stale = await startTestApp({ ...iso.env, TRUST_PROXY: 'true' });
+  });
+  afterAll(async () => {
+    await stale?.close();
+    await fresh?.close();
+    await iso?.dispose();
+  });
+
+  const ip = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
+
+  it('the stale instance answers 200 under the new key, the certificates verify on both, the revoked key signed nothing', async () => {
+    // The stale instance hears no more of the keys' changes.
+    const ring = stale.app.get(SigningKeyStore);
+    await ring.stop();
+    const compromised = ring.current.active().key_id;
+    const { activated } = await fresh.app.get(SigningKeyStore).revoke(compromised);
+    expect(ring.current.active().key_id).toBe(compromised);
+
+    const access = stale.app.get(AccessService);
+    const org = await access.createOrganization(`revoked-${randomBytes(3).toString('hex')}`);
+    const { key } = await access.createApiKey(org.org_id, { scopes: ['certificates:write'], mode: 'test' });
+    const answers = await Promise.all(
+      Array.from({ length: 3 }, (_, i) =>
+        stale.app.inject({ method: 'POST', url: '/api/notary/create', headers: { 'x-forwarded-for': ip(), authorization: `Bearer ${key}` }, payload: { content: `stale instance ${i}` } }),
+      ),
+    );
+    for (const res of answers) {
+      expect(res.statusCode).toBe(200);
+      expect(res.json().signing_key_id).toBe(activated!.key_id);
+      for (const app of [fresh, stale]) {
+        const verdict = await app.app.inject({ method: 'POST', url: '/api/verify', headers: { 'x-forwarded-for': ip() }, payload: { certificate_id: res.json().certificate_id } });
+        expect(verdict.json()).toMatchObject({ verified: true, key_id: activated!.key_id });
+      }
+    }
+    const [{ n }] = await fresh.app.get(SqlDatabase).query<{ n: string }>(
+      `SELECT count(*) AS n FROM events WHERE type = 'certificate.issued' AND data->'manifest'->'signature'->>'key_id' = $1`,
+      [compromised],
+    );
+    expect(Number(n)).toBe(0);
+  });
+});
