@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { AccessService } from '@app/access';
+import { SqlDatabase } from '@app/event-store';
 import { verifyReceipt } from '@app/sdk';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -53,6 +55,33 @@ describe('signed human reviews (e2e)', () => {
     expect(d.decision).toBe('needs_review');
     return { agent, reviewer, d };
   };
+
+  it('a review whose answer a dead process never stored: the retry with its key answers the transaction, with one review recorded', async () => {
+    for (const action of ['approve', 'reject'] as const) {
+      const { agent, reviewer, d } = await escalated();
+      const idem = `review-${randomBytes(6).toString('hex')}`;
+      const send = () =>
+        t.app.inject({ method: 'POST', url: `/api/cdp/approvals/${d.authorization_id}/${action}`, payload: { note: 'ok' }, headers: { authorization: `Bearer ${reviewer.key}`, 'idempotency-key': idem } });
+      const first = await send();
+      expect(first.statusCode).toBe(200);
+      // What the dead process leaves: the key claimed, no answer, its lease run out.
+      const lapsed = await t.app.get(SqlDatabase).query(
+        `UPDATE idempotency_keys SET status = 'in_progress', claim_token = gen_random_uuid(), locked_until = now() - interval '1 second',
+           response_status = NULL, response_body = NULL, response_headers = NULL WHERE key = $1 RETURNING key`,
+        [idem],
+      );
+      expect(lapsed).toHaveLength(1);
+      const retried = await send();
+      expect(retried.statusCode).toBe(200);
+      expect(retried.json()).toEqual(first.json());
+      const types = (await call('GET', `/api/cdp/transactions/${d.transaction_id}/events`, agent.key)).json().events.map((e: { event_type: string }) => e.event_type);
+      expect(types.filter((ty: string) => ty === 'authorization.human_approved' || ty === 'authorization.rejected')).toHaveLength(1);
+      // Without its key the same review again is refused, as before.
+      const again = await call('POST', `/api/cdp/approvals/${d.authorization_id}/${action}`, reviewer.key, { note: 'ok' });
+      expect(again.statusCode).toBe(409);
+      expect(again.json().error).toBe('authorization_not_pending');
+    }
+  });
 
   it('an approval is a signed review bound to the escalation it decided; the SDK verifies it and catches an edited one', async () => {
     const { agent, reviewer, d } = await escalated();

@@ -39,9 +39,9 @@ export class ApproveAuthorizationController {
   @ApiBody({ required: false, schema: schemaRef('ApproveAuthorizationRequest') })
   @ApiJsonResponse(200, 'Transaction')
   approve(@Caller() caller: AccessContext, @Param(new ZodPipe(authParams, 'params')) p: z.infer<typeof authParams>, @Body() raw: unknown, @IdempotencyOf() call: IdempotentCall) {
-    return call.run(async () => {
+    return call.run(async (keyed) => {
       const body = new ZodPipe(reviewBody).transform(raw ?? {});
-      const command = new ApproveAuthorizationCommand(caller.principal!.orgId, p.authorization_id, actorOf(caller), body.amount_cents, body.note ?? null);
+      const command = new ApproveAuthorizationCommand(caller.principal!.orgId, p.authorization_id, actorOf(caller), body.amount_cents, body.note ?? null, null, keyed?.requestId);
       const row = await this.commands.execute<ApproveAuthorizationCommand, TransactionRow>(command);
       return transactionView(row);
     });

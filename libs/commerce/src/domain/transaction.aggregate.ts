@@ -77,6 +77,8 @@ export interface ReviewContext {
    * gave one of them. Absent: one approval decides.
    */
   approvals?: { required: number; prior: { approver: string; amount_cents: number }[]; alreadyApproved: boolean; reviewerIsRequester?: boolean } | null;
+  /** The idempotent request this review is (IdempotentRequest.requestId), recorded in its event's metadata as `request_id`. */
+  requestId?: string | null;
   /** The person's display name, when a person reviews (the console); null for a key. */
   reviewerName?: string | null;
 }
@@ -129,7 +131,7 @@ export function reviewAuthorization(s: TransactionState, action: ReviewAction, a
       { approvals_required: approvals.required, approvals_recorded: approvals.prior.length },
     );
   }
-  const metadata = { actor, correlation_id: s.transaction_id };
+  const metadata: Record<string, string> = { actor, correlation_id: s.transaction_id, ...(ctx.requestId ? { request_id: ctx.requestId } : {}) };
   // Which approval this is, when the policy requires several (signed with the review).
   const approvalCount = approvals.required > 1 && action.kind === 'approve' ? { approval: approvals.prior.length + 1, approvals_required: approvals.required } : {};
   // The review is evidence: signed, naming the reviewer, the note, the amount and the event it decided.

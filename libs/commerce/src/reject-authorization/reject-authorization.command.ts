@@ -7,5 +7,7 @@ export class RejectAuthorizationCommand {
     readonly note: string | null,
     /** The person's display name for the signed review (the console); null when a key reviews. */
     readonly reviewerName: string | null = null,
+    /** The idempotent request's name (IdempotentRequest.requestId), when it came with a key: recorded with the review. */
+    readonly requestId?: string,
   ) {}
 }

@@ -28,9 +28,9 @@ export class RejectAuthorizationController {
   @ApiBody({ required: false, schema: schemaRef('RejectAuthorizationRequest') })
   @ApiJsonResponse(200, 'Transaction')
   reject(@Caller() caller: AccessContext, @Param(new ZodPipe(authParams, 'params')) p: z.infer<typeof authParams>, @Body() raw: unknown, @IdempotencyOf() call: IdempotentCall) {
-    return call.run(async () => {
+    return call.run(async (keyed) => {
       const body = new ZodPipe(rejectBody).transform(raw ?? {});
-      const command = new RejectAuthorizationCommand(caller.principal!.orgId, p.authorization_id, actorOf(caller), body.note ?? null);
+      const command = new RejectAuthorizationCommand(caller.principal!.orgId, p.authorization_id, actorOf(caller), body.note ?? null, null, keyed?.requestId);
       const row = await this.commands.execute<RejectAuthorizationCommand, TransactionRow>(command);
       return transactionView(row);
     });

@@ -16,19 +16,29 @@ import type { TransactionRow } from './transaction-row';
  * authorization_not_pending with the state it lost to; when the policy requires two approvals, a
  * different reviewer's racing approval becomes the second one, and the same reviewer's is refused
  * (reviewer_already_approved).
+ *
+ * A review sent with an Idempotency-Key records its request's name (`request_id` in the event's
+ * metadata). When a process died after recording it but before the key stored its answer, the
+ * retry that takes the key over finds it in the history and answers the transaction as it is,
+ * instead of refusing its own review as authorization_not_pending or reviewer_already_approved.
  */
 export async function decideReview(
   deps: { rows: TransactionRows; transactions: TransactionRepository; clock: Clock; authority: CommerceAuthority; rules: ReviewRules; metrics?: Pick<Metrics, 'authorizationReviewed'> },
-  cmd: { orgId: string; authorizationId: string; action: ReviewAction; actor: string; reviewerName?: string | null },
+  cmd: { orgId: string; authorizationId: string; action: ReviewAction; actor: string; reviewerName?: string | null; requestId?: string },
 ): Promise<TransactionRow> {
   const notFound = () => new DomainError('not_found', `authorization ${cmd.authorizationId} not found`);
+  let recordedBefore = false;
   const refusal = await retryOnConflict(async () => {
     const row = await deps.rows.byAuthorization(cmd.orgId, cmd.authorizationId);
     if (!row) throw notFound();
     const state = transactionFromRow(row);
     // One read: who asked (the first event), the approvals so far, and the event this review decides (the last, at the revision loaded).
     const pending = state.status === 'needs_review';
-    const history = pending ? await deps.transactions.history(state.transaction_id, state.revision) : [];
+    const history = pending || cmd.requestId ? await deps.transactions.history(state.transaction_id, state.revision) : [];
+    if (cmd.requestId && history.some((e) => e.metadata.request_id === cmd.requestId)) {
+      recordedBefore = true;
+      return null;
+    }
     const [requested, decided] = [history[0], history[state.revision]];
     const prior = approvalsOf(history);
     const ruling = pending
@@ -40,6 +50,7 @@ export async function decideReview(
       decidedEventHash: decided?.hash ?? '',
       issuer: deps.authority.issuer,
       reviewerName: cmd.reviewerName ?? null,
+      requestId: cmd.requestId ?? null,
       signReview: (payload) => signRecord(REVIEW_SCHEMA, payload, deps.authority.sign),
     });
     try {
@@ -55,6 +66,6 @@ export async function decideReview(
   const row = await deps.rows.byAuthorization(cmd.orgId, cmd.authorizationId);
   if (!row) throw notFound();
   // Under two approvals the first leaves the transaction waiting for the second.
-  deps.metrics?.authorizationReviewed(cmd.action.kind === 'reject' ? 'rejected' : row.status === 'needs_review' ? 'approval_recorded' : 'approved');
+  if (!recordedBefore) deps.metrics?.authorizationReviewed(cmd.action.kind === 'reject' ? 'rejected' : row.status === 'needs_review' ? 'approval_recorded' : 'approved');
   return row;
 }
