@@ -128,6 +128,17 @@ describe('ApproveAuthorizationHandler (Transaction aggregate on the in-memory st
       expect(await sut.execute(as('api_key:key_lee'))).toMatchObject({ status: 'authorized' });
     });
 
+    it('a first approval run again under its idempotent name (its answer was never stored) answers the transaction; another request of the same reviewer is still refused', async () => {
+      const { sut, t, stream } = await twoApprovals();
+      const keyed = () => new ApproveAuthorizationCommand('org_a', t.authorization_id, 'api_key:key_sam', undefined, 'ok', null, 'req-sam-1');
+      const first = await sut.execute(keyed());
+      expect((await stream())[2].metadata).toMatchObject({ actor: 'api_key:key_sam', request_id: 'req-sam-1' });
+      expect(await sut.execute(keyed())).toEqual(first);
+      expect(await stream()).toHaveLength(3);
+      const other = new ApproveAuthorizationCommand('org_a', t.authorization_id, 'api_key:key_sam', undefined, 'ok', null, 'req-sam-2');
+      await expect(sut.execute(other)).rejects.toMatchObject({ code: 'reviewer_already_approved' });
+    });
+
     it('keys without a recorded owner are distinct reviewers by key alone', async () => {
       const { sut, as } = await twoApprovals();
       await sut.execute(as('api_key:key_x'));
