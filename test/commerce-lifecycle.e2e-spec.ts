@@ -4,6 +4,7 @@ import { canonicalJson, sha256Hex } from '@app/crypto';
 import { ExpirySweep } from '@app/commerce';
 import { SqlDatabase } from '@app/event-store';
 import { LookupResult, SettlementProvider, SettleOutcome, SettleRequest } from '@app/settlement';
+import { lapseIdempotencyClaim } from './support/lapsed-claim';
 import { startTestApp, TestApp } from './support/test-app';
 
 /** A provider whose outcomes the test scripts; it remembers settlements by idempotency key. */
@@ -387,24 +388,19 @@ describe('agent commerce lifecycle (e2e)', () => {
     });
 
     it('a process that dies after recording the decision but before storing the answer: the retry answers that decision, never a second transaction', async () => {
-      const { orgId, key } = await orgWithKey();
+      const { key } = await orgWithKey();
+      const idem = `crash-${randomBytes(6).toString('hex')}`;
       const body = request();
-      const first = await call('POST', '/api/cdp/authorize', key, body, { 'idempotency-key': 'crash-1' });
+      const first = await call('POST', '/api/cdp/authorize', key, body, { 'idempotency-key': idem });
       expect(first.statusCode).toBe(200);
       // What the dead process leaves: the key claimed, no answer, its lease run out.
-      const db = t.app.get(SqlDatabase);
-      const lapsed = await db.query(
-        `UPDATE idempotency_keys SET status = 'in_progress', claim_token = gen_random_uuid(), locked_until = now() - interval '1 second',
-           response_status = NULL, response_body = NULL, response_headers = NULL WHERE organization_id = $1 AND key = 'crash-1' RETURNING key`,
-        [orgId],
-      );
-      expect(lapsed).toHaveLength(1);
-      const retried = await call('POST', '/api/cdp/authorize', key, body, { 'idempotency-key': 'crash-1' });
+      expect(await lapseIdempotencyClaim(t.app, idem)).toBe(1);
+      const retried = await call('POST', '/api/cdp/authorize', key, body, { 'idempotency-key': idem });
       expect(retried.statusCode).toBe(200);
       expect(retried.json()).toEqual(first.json());
       expect((await call('GET', '/api/cdp/transactions', key)).json().items).toHaveLength(1);
       // The retry stored its answer: the next one is a plain replay.
-      const replay = await call('POST', '/api/cdp/authorize', key, body, { 'idempotency-key': 'crash-1' });
+      const replay = await call('POST', '/api/cdp/authorize', key, body, { 'idempotency-key': idem });
       expect(replay.headers['idempotent-replayed']).toBe('true');
       expect(replay.json()).toEqual(first.json());
       // A different request under a new key is a new transaction.

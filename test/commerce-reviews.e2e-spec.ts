@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { AccessService } from '@app/access';
-import { SqlDatabase } from '@app/event-store';
 import { verifyReceipt } from '@app/sdk';
+import { lapseIdempotencyClaim } from './support/lapsed-claim';
 import { startTestApp, TestApp } from './support/test-app';
 
 const ROOT = join(__dirname, '..');
@@ -65,12 +65,7 @@ describe('signed human reviews (e2e)', () => {
       const first = await send();
       expect(first.statusCode).toBe(200);
       // What the dead process leaves: the key claimed, no answer, its lease run out.
-      const lapsed = await t.app.get(SqlDatabase).query(
-        `UPDATE idempotency_keys SET status = 'in_progress', claim_token = gen_random_uuid(), locked_until = now() - interval '1 second',
-           response_status = NULL, response_body = NULL, response_headers = NULL WHERE key = $1 RETURNING key`,
-        [idem],
-      );
-      expect(lapsed).toHaveLength(1);
+      expect(await lapseIdempotencyClaim(t.app, idem)).toBe(1);
       const retried = await send();
       expect(retried.statusCode).toBe(200);
       expect(retried.json()).toEqual(first.json());

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AccessService } from '@app/access';
 import { SqlDatabase } from '@app/event-store';
 import { isolatedEnv } from './support/isolated-env';
+import { lapseIdempotencyClaim } from './support/lapsed-claim';
 import { startTestApp, TestApp } from './support/test-app';
 import { eventually, WebhookReceiver } from './support/webhook-receiver';
 
@@ -62,12 +63,7 @@ describe('webhooks: Idempotency-Key (e2e)', () => {
     const first = await call('POST', '/api/cdp/webhooks/endpoints', key, { payload: body, idem });
     expect(first.statusCode).toBe(201);
     // What the dead process leaves: the key claimed, no answer, its lease run out.
-    const lapsed = await t.app.get(SqlDatabase).query(
-      `UPDATE idempotency_keys SET status = 'in_progress', claim_token = gen_random_uuid(), locked_until = now() - interval '1 second',
-         response_status = NULL, response_body = NULL, response_headers = NULL WHERE key = $1 RETURNING key`,
-      [idem],
-    );
-    expect(lapsed).toHaveLength(1);
+    expect(await lapseIdempotencyClaim(t.app, idem)).toBe(1);
     const retried = await call('POST', '/api/cdp/webhooks/endpoints', key, { payload: body, idem });
     expect(retried.statusCode).toBe(201);
     expect(retried.json()).toEqual(first.json());
