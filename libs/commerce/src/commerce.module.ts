@@ -56,6 +56,7 @@ const coreProviders = (config: AppConfig, signs: boolean) => [
           new TransactionRepository(store, {
             issuer: authority.issuer,
             sign: authority.sign,
+            refresh: () => authority.refresh(),
             clock,
             onError: (err, transactionId) => logger.warn({ err: (err as Error).message, transaction_id: transactionId }, 'timeline anchor not written; the anchoring sweep writes it'),
           }),
@@ -105,7 +106,13 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
         {
           provide: CommerceAuthority,
           // No live settlement provider is configured yet: live-mode transactions are decided but cannot execute.
-          useFactory: (keys: SigningKeyStore): CommerceAuthority => ({ issuer: new URL(config.BASE_URL).host, sign: (message) => keys.current.sign(message), liveProvider: false }),
+          useFactory: (keys: SigningKeyStore): CommerceAuthority => ({
+            issuer: new URL(config.BASE_URL).host,
+            sign: (message) => keys.current.sign(message),
+            liveProvider: false,
+            // A coalesced reload that starts after the refusal (as the notary's CertificateAuthority).
+            refresh: async () => void (await keys.refresh()),
+          }),
           inject: [SigningKeyStore],
         },
         { provide: CURRENT_POLICIES, useExisting: PolicyService },

@@ -53,7 +53,7 @@ invalid_json: { status: 400, retryable: false, when: 'the body is not valid JSON
   concurrent_modification: {
     status: 409,
     retryable: true,
-    when: 'the resource changed concurrently (optimistic concurrency); retry. Also `POST /api/notary/create` when the signing key was revoked each time the certificate was signed (it is signed again under the new key, up to 3 times, before this answer)',
+    when: 'the resource changed concurrently (optimistic concurrency); retry. Also `POST /api/notary/create` when the signing key was revoked each time the certificate was signed (it is signed again under the new key, up to 3 times, before this answer), and likewise `POST /api/cdp/authorize`, `POST /api/cdp/approvals/{id}/approve` or `/reject` and `POST /api/cdp/transactions/{id}/execute` for the decision record, review or receipt they sign (after an execute\'s 409 the payment is settled; executing again issues the receipt)',
   },
   email_taken: { status: 409, retryable: false, when: '`POST /api/users`: a user with this email exists already in this organization (an address is one user per organization; other organizations\' people never change the answer)' },
   last_owner: { status: 409, retryable: false, when: '`POST /api/users/{id}/deactivate` (or the people page): this is the organization\'s last active owner; make someone else an owner first' },

@@ -9,7 +9,7 @@ import { RejectAuthorizationCommand } from '../reject-authorization/reject-autho
 import { RejectAuthorizationHandler } from '../reject-authorization/reject-authorization.handler';
 
 const keys = generateKeyPairSync('ed25519');
-const authority = { issuer: 'sigil.test', liveProvider: false, sign: (m: Uint8Array) => ({ key_id: 'key-1', signature: sign(null, m, keys.privateKey) }) };
+const authority = { issuer: 'sigil.test', liveProvider: false, sign: (m: Uint8Array) => ({ key_id: 'key-1', signature: sign(null, m, keys.privateKey) }), refresh: async () => undefined };
 const policy: PolicyDocument = { limits: { USD: { per_transaction_cents: 50_000, review_above_cents: 20_000 } }, merchants: { blocked: ['m_bad'], allowed: null } };
 const policies = (doc: PolicyDocument | null): CurrentPolicies => ({ current: async () => (doc ? { version: 3, policy: doc, policy_hash: policyHash(doc) } : null) });
 const request = (over: Record<string, unknown> = {}) => ({ amount_cents: 1_500, currency: 'USD', merchant_id: 'm_books', purpose_tag: 'software', expiration_iso: '2026-11-26T00:00:00Z', ...over });

@@ -7,6 +7,7 @@ import { AuthorizationDecisionView, decisionViewOf, requestAuthorization } from 
 import { DECISION_SCHEMA, signRecord } from '../receipts/signed-record';
 import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
 import { SPEND_LEDGER, SpendLedger } from '../policies/spend-ledger';
+import { signedWithCurrentKey } from '../transactions/signing-attempts';
 import { SPEND_CAP_CONSTRAINT } from '../transactions/transaction.projection';
 import { TransactionRepository } from '../transactions/transaction.repository';
 import { AuthorizePaymentCommand } from './authorize-payment.command';
@@ -29,6 +30,11 @@ const CAP_ATTEMPTS = 8;
  * its limit; the spend table's CHECK refuses an append that a concurrent decision made overshoot,
  * and the decision is made again on the spend as it now is (so a cap is never passed, and the
  * losers of a race are decided on what is left, not refused).
+ *
+ * A decision whose record was signed with a key revoked by the time it is written (this process
+ * had not heard of the revocation) is refused by the write, with its whole group commit: each is
+ * decided and signed again once the keys reload (at most MAX_SIGNING_ATTEMPTS times, then 409
+ * concurrent_modification, retryable).
  *
  * A request with an Idempotency-Key names its transaction from the request (requestId): if a
  * process died after recording the decision but before the key stored its answer, the retry
@@ -70,7 +76,12 @@ export class AuthorizePaymentHandler implements ICommandHandler<AuthorizePayment
     };
     let saved: { events: { recorded_at: string }[] };
     try {
-      saved = windows.length === 0 ? await this.transactions.saveNew(input.transactionId, decide(new Map())) : await this.decideUnderCaps(cmd.orgId, windows, input.transactionId, decide);
+      // Signed again, after the keys reload, when the record's key was revoked by the time it was written.
+      saved = await signedWithCurrentKey(
+        () => this.authority.refresh(),
+        () => (windows.length === 0 ? this.transactions.saveNew(input.transactionId, decide(new Map())) : this.decideUnderCaps(cmd.orgId, windows, input.transactionId, decide)),
+        'decision',
+      );
     } catch (err) {
       if (!(cmd.requestId && err instanceof WrongExpectedVersion)) throw err;
       return this.decidedBefore(input.transactionId);

@@ -6,4 +6,9 @@ export abstract class CommerceAuthority {
   abstract readonly sign: Signer;
   /** Whether live-mode transactions have a provider to settle through. */
   abstract readonly liveProvider: boolean;
+  /**
+   * Reads the signing keys again, after a record this authority signed was refused because its
+   * key is revoked: the keys it signed with were out of date.
+   */
+  abstract refresh(): Promise<void>;
 }

@@ -5,7 +5,7 @@ import { ExecutePaymentCommand } from './execute-payment.command';
 import { ExecutePaymentHandler } from './execute-payment.handler';
 
 const keys = generateKeyPairSync('ed25519');
-const authority = { issuer: 'sigil.test', liveProvider: false, sign: (m: Uint8Array) => ({ key_id: 'key-1', signature: sign(null, m, keys.privateKey) }) };
+const authority = { issuer: 'sigil.test', liveProvider: false, sign: (m: Uint8Array) => ({ key_id: 'key-1', signature: sign(null, m, keys.privateKey) }), refresh: async () => undefined };
 
 /** A provider that answers what it is told to, and remembers what it settled (by idempotency key). */
 class ScriptedProvider extends SettlementProvider {

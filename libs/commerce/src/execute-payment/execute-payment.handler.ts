@@ -7,6 +7,7 @@ import { assertExecutable, assertSettlingLeaseOver, issueReceipt, receiptPayload
 import { CommerceAuthority } from '../authorize-payment/commerce-authority';
 import { RECEIPT_SCHEMA, SignedRecord, signRecord } from '../receipts/signed-record';
 import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
+import { signedWithCurrentKey } from '../transactions/signing-attempts';
 import { TransactionRepository } from '../transactions/transaction.repository';
 import { TransactionRows } from '../transactions/transaction-rows.repository';
 import type { TransactionRow } from '../transactions/transaction-row';
@@ -32,7 +33,9 @@ type Settled = Exclude<SettleOutcome | LookupResult, { outcome: 'unknown' } | { 
  * transaction id on every attempt, so a retry after a timeout can never settle twice; an attempt
  * whose outcome never came back is reconciled with the provider first. A success is recorded, then
  * its receipt (bound to the success event's hash); a transaction left executed without a receipt
- * (a crash between the two) gets it on the next execute.
+ * (a crash between the two) gets it on the next execute. A receipt signed with a key revoked by
+ * the time it is written is signed again once the keys reload (then 409 concurrent_modification;
+ * the next execute issues it).
  */
 @CommandHandler(ExecutePaymentCommand)
 export class ExecutePaymentHandler implements ICommandHandler<ExecutePaymentCommand, ExecutionResult> {
@@ -91,8 +94,16 @@ export class ExecutePaymentHandler implements ICommandHandler<ExecutePaymentComm
   }
 
   private async issue(cmd: ExecutePaymentCommand, executed: SettlementState, provider: SettlementProvider, reference: string, succeededHash: string): Promise<ExecutionResult> {
-    const receipt = signRecord(RECEIPT_SCHEMA, receiptPayload(executed, provider.name, reference, succeededHash, this.authority.issuer, this.clock.now()), this.authority.sign);
-    await this.transactions.save(executed, issueReceipt(executed, receipt));
+    // A receipt signed with a key revoked by the time it is written is refused: signed again once the keys reload.
+    const receipt = await signedWithCurrentKey(
+      () => this.authority.refresh(),
+      async () => {
+        const signed = signRecord(RECEIPT_SCHEMA, receiptPayload(executed, provider.name, reference, succeededHash, this.authority.issuer, this.clock.now()), this.authority.sign);
+        await this.transactions.save(executed, issueReceipt(executed, signed));
+        return signed;
+      },
+      'receipt',
+    );
     return { outcome: 'succeeded', transaction: (await this.rows.byId(cmd.orgId, cmd.transactionId))!, receipt };
   }
 

@@ -4,6 +4,7 @@ import type { Metrics } from '@app/metrics';
 import { approvalsOf, reviewAuthorization, ReviewAction, transactionFromRow } from '../domain/transaction.aggregate';
 import type { CommerceAuthority } from '../authorize-payment/commerce-authority';
 import { REVIEW_SCHEMA, signRecord } from '../receipts/signed-record';
+import { signedWithCurrentKey } from './signing-attempts';
 import type { ReviewRules } from './review-rules';
 import type { TransactionRepository } from './transaction.repository';
 import type { TransactionRows } from './transaction-rows.repository';
@@ -28,7 +29,8 @@ export async function decideReview(
 ): Promise<TransactionRow> {
   const notFound = () => new DomainError('not_found', `authorization ${cmd.authorizationId} not found`);
   let recordedBefore = false;
-  const refusal = await retryOnConflict(async () => {
+  // A review signed with a key revoked by the time it is written is refused: decided and signed again once the keys reload.
+  const refusal = await signedWithCurrentKey(() => deps.authority.refresh(), () => retryOnConflict(async () => {
     const row = await deps.rows.byAuthorization(cmd.orgId, cmd.authorizationId);
     if (!row) throw notFound();
     const state = transactionFromRow(row);
@@ -61,7 +63,7 @@ export async function decideReview(
       throw err;
     }
     return decision.refusal;
-  });
+  }), 'review');
   if (refusal) throw refusal;
   const row = await deps.rows.byAuthorization(cmd.orgId, cmd.authorizationId);
   if (!row) throw notFound();

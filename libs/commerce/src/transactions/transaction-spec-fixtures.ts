@@ -42,7 +42,7 @@ class InMemoryTransactionRows extends TransactionRows {
 
 const authorityKeys = generateKeyPairSync('ed25519');
 /** The service's signing authority in specs (key-1), and a check of its signatures for verifyRecord. */
-export const specAuthority = { issuer: 'sigil.test', liveProvider: false, sign: (m: Uint8Array) => ({ key_id: 'key-1', signature: sign(null, m, authorityKeys.privateKey) }) };
+export const specAuthority = { issuer: 'sigil.test', liveProvider: false, sign: (m: Uint8Array) => ({ key_id: 'key-1', signature: sign(null, m, authorityKeys.privateKey) }), refresh: async () => undefined };
 export const specSignatureCheck = (keyId: string, message: Uint8Array, signature: Uint8Array) =>
   keyId === 'key-1' && verify(null, message, authorityKeys.publicKey, signature) ? { valid: true as const } : { valid: false as const, reason: 'signature_invalid' as const };
 

@@ -1,4 +1,4 @@
-import { eventFact, increment, InlineProjection, Json, RowChange } from '@app/event-store';
+import { eventFact, increment, InlineProjection, Json, ProjectedEvent, RowChange } from '@app/event-store';
 import { LIFECYCLE_EVENT_TYPES } from '../domain/lifecycle';
 import { APPROVAL_RECORDED } from '../domain/transaction.aggregate';
 import { TIMELINE_ANCHORED } from '../domain/timeline-anchor';
@@ -6,6 +6,36 @@ import type { AuthorizationDecided, AuthorizationRequested, ExecutionFailed, Exe
 
 /** The CHECK constraint of commerce_spend (migration commerce_003): no reservation past its cap. */
 export const SPEND_CAP_CONSTRAINT = 'commerce_spend_within_cap';
+
+/**
+ * The guard that nothing signed by a revoked key is recorded: the service key's row in the
+ * signing-keys read model (the notary's `signing_keys`) is read as a signed record commits, locked
+ * against the revocation's update of it. A process whose ring is out of date signs with a key
+ * another process revoked meanwhile; its append is refused whole (a group commit's batch with
+ * it), to be signed again once it has reloaded. A retired key still signs (the rotation's grace).
+ */
+export const SIGNING_KEY_GUARD = 'commerce_signing_key_not_revoked';
+
+/** Where each event that carries a record signed by the service key keeps it (one per event). */
+const SIGNED_RECORD_FIELD: Readonly<Record<string, string>> = {
+  'authorization.approved': 'decision_record',
+  'authorization.escalated': 'decision_record',
+  [APPROVAL_RECORDED]: 'review_record',
+  'authorization.human_approved': 'review_record',
+  'receipt.issued': 'receipt',
+  [TIMELINE_ANCHORED]: 'anchor',
+};
+
+/**
+ * The key that signed the event's record, or null when it carries none: a policy's rejection
+ * carries its decision record, a reviewer's its review, an expiry nothing.
+ */
+export function signingKeyOf(e: Pick<ProjectedEvent, 'type' | 'data'>): string | null {
+  const d = (e.data ?? {}) as Record<string, { signature?: { key_id?: unknown } } | undefined>;
+  const field = e.type === 'authorization.rejected' ? (d.decision_record ? 'decision_record' : 'review_record') : SIGNED_RECORD_FIELD[e.type];
+  const keyId = field ? d[field]?.signature?.key_id : undefined;
+  return typeof keyId === 'string' ? keyId : null;
+}
 
 /**
  * The transactions read model and the spend held per cap window, one projection of the
@@ -20,6 +50,7 @@ export const transactionsProjection: InlineProjection = {
   checks: [
     { name: SPEND_CAP_CONSTRAINT, table: 'commerce_spend', holds: (row) => row.cap_cents === null || row.cap_cents === undefined || Number(row.reserved_cents) <= Number(row.cap_cents) },
   ],
+  guards: [{ name: SIGNING_KEY_GUARD, table: 'signing_keys', column: 'key_id', keyOf: signingKeyOf, refusedWhen: { column: 'status', values: ['revoked'] } }],
   apply(e): RowChange[] {
     const d = e.data as { transaction_id: string; organization_id: string; status: string };
     const key = { transaction_id: d.transaction_id };

@@ -1,14 +1,18 @@
 import { Batcher, Clock } from '@app/core';
-import { AppendResult, EventStore, NewEvent, RecordedEvent, StreamAppendOutcome, WrongExpectedVersion } from '@app/event-store';
+import { AppendResult, EventStore, NewEvent, ReadModelConstraintViolated, RecordedEvent, StreamAppendOutcome, WrongExpectedVersion } from '@app/event-store';
 import { anchorTimeline } from '../domain/timeline-anchor';
 import { ANCHOR_SCHEMA, SignedRecord, Signer, signRecord } from '../receipts/signed-record';
+import { MAX_SIGNING_ATTEMPTS, SigningKeyRevoked } from './signing-attempts';
 import { transactionStream } from './transaction.events';
+import { SIGNING_KEY_GUARD } from './transaction.projection';
 
 /** How a process that holds the signing key anchors the timelines it ends (the api role; the worker holds none). */
 export interface TimelineAnchoring {
   issuer: string;
   sign: Signer;
   clock: Clock;
+  /** Reloads the signing keys, after an anchor signed with them was refused because its key is revoked. */
+  refresh?: () => Promise<void>;
   /** An anchor that could not be written now (the anchoring sweep writes it later). */
   onError?: (err: unknown, transactionId: string) => void;
 }
@@ -23,6 +27,11 @@ export interface TimelineAnchoring {
  * the next append at the terminal event's revision, before the save returns: so no path to a
  * terminal state can forget it. Without `anchoring` (the worker role, which holds no signing
  * key) the anchor is left to the anchoring sweep of a process that has one.
+ *
+ * The projection refuses an append carrying a record signed by a key revoked by commit time
+ * (SIGNING_KEY_GUARD): every save then rejects with SigningKeyRevoked, for its caller to sign
+ * again after reloading the keys; a refused group commit fails whole, each of its callers with its
+ * own SigningKeyRevoked. An anchor refused so is signed again here, after `anchoring.refresh`.
  */
 export class TransactionRepository {
   private readonly newStreams = new Batcher((batch: { transactionId: string; events: NewEvent[] }[]) => this.writeNew(batch), { maxBatch: 64, maxInFlight: 4 });
@@ -36,7 +45,7 @@ export class TransactionRepository {
 
   /** A new transaction's first events; resolves with what was recorded. */
   async saveNew(transactionId: string, events: NewEvent[]) {
-    const outcome = await this.newStreams.add({ transactionId, events });
+    const outcome = await refusedKey(this.newStreams.add({ transactionId, events }));
     if (outcome.status === 'wrong_expected_version') throw outcome.error;
     return this.anchored(outcome.result);
   }
@@ -46,12 +55,12 @@ export class TransactionRepository {
    * table's CHECK may refuse (ReadModelConstraintViolated) without taking other decisions with it.
    */
   async saveNewAlone(transactionId: string, events: NewEvent[]) {
-    return this.anchored(await this.store.append(transactionStream(transactionId), events, { expectedRevision: 'no_stream' }));
+    return this.anchored(await refusedKey(this.store.append(transactionStream(transactionId), events, { expectedRevision: 'no_stream' })));
   }
 
   /** Events a decision on an existing transaction made, at the revision it was decided on (a race loses with WrongExpectedVersion). */
   async save(state: { transaction_id: string; revision: number }, events: NewEvent[]) {
-    return this.anchored(await this.store.append(transactionStream(state.transaction_id), events, { expectedRevision: state.revision }));
+    return this.anchored(await refusedKey(this.store.append(transactionStream(state.transaction_id), events, { expectedRevision: state.revision })));
   }
 
   /**
@@ -71,22 +80,38 @@ export class TransactionRepository {
     return result;
   }
 
+  /**
+   * Signs and writes the anchor `last` is owed. One refused because its key was revoked (this
+   * process's keys were out of date) is signed again after the keys reload, up to
+   * MAX_SIGNING_ATTEMPTS times; then, like any failure, it is the sweep's (or rethrown on its path).
+   */
   private async writeAnchor(last: RecordedEvent, rethrow: boolean): Promise<boolean> {
     const anchoring = this.anchoring;
     if (!anchoring) return false;
-    const events = anchorTimeline(last, { issuer: anchoring.issuer, now: anchoring.clock.now(), sign: (payload) => signRecord(ANCHOR_SCHEMA, payload, anchoring.sign) });
-    if (events.length === 0) return false;
     const transactionId = String((last.data as { transaction_id?: unknown }).transaction_id);
-    try {
-      const outcome = await this.anchors.add({ stream: last.stream_id, events, expected: last.revision });
-      if (outcome.status === 'wrong_expected_version') return false; // anchored concurrently (the sweep, or another process)
-      return outcome.status === 'appended';
-    } catch (err) {
-      if (err instanceof WrongExpectedVersion) return false;
-      if (rethrow) throw err;
-      // The terminal event is recorded; its anchor is the sweep's to write now.
-      anchoring.onError?.(err, transactionId);
-      return false;
+    for (let attempt = 1; ; attempt++) {
+      const events = anchorTimeline(last, { issuer: anchoring.issuer, now: anchoring.clock.now(), sign: (payload) => signRecord(ANCHOR_SCHEMA, payload, anchoring.sign) });
+      if (events.length === 0) return false;
+      try {
+        const outcome = await refusedKey(this.anchors.add({ stream: last.stream_id, events, expected: last.revision }));
+        if (outcome.status === 'wrong_expected_version') return false; // anchored concurrently (the sweep, or another process)
+        return outcome.status === 'appended';
+      } catch (refused) {
+        if (refused instanceof WrongExpectedVersion) return false;
+        let err = refused;
+        if (refused instanceof SigningKeyRevoked && anchoring.refresh && attempt < MAX_SIGNING_ATTEMPTS) {
+          try {
+            await anchoring.refresh();
+            continue;
+          } catch (reloading) {
+            err = reloading;
+          }
+        }
+        if (rethrow) throw err;
+        // The terminal event is recorded; its anchor is the sweep's to write now.
+        anchoring.onError?.(err, transactionId);
+        return false;
+      }
     }
   }
 
@@ -120,5 +145,15 @@ export class TransactionRepository {
 
   private writeNew(batch: { transactionId: string; events: NewEvent[] }[]): Promise<StreamAppendOutcome[]> {
     return this.store.appendMany(batch.map((t) => ({ stream: transactionStream(t.transactionId), events: t.events, expected: 'no_stream' as const })));
+  }
+}
+
+/** A save refused by the transactions projection's guard (a record signed by a revoked key) as SigningKeyRevoked, one per caller. */
+async function refusedKey<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (err instanceof ReadModelConstraintViolated && err.constraint === SIGNING_KEY_GUARD) throw new SigningKeyRevoked();
+    throw err;
   }
 }

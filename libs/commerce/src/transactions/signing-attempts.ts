@@ -1,0 +1,35 @@
+import { DomainError } from '@app/core';
+
+/** How many times one record is signed when its key keeps being revoked before it commits (as the notary's issuance). */
+export const MAX_SIGNING_ATTEMPTS = 3;
+
+/**
+ * What was written carried a record signed with a key that was revoked before it could be
+ * recorded (the signer's ring was out of date): nothing of the append was written (a group
+ * commit's batch fails whole: one ring signed it). Sign it again with the key active now.
+ */
+export class SigningKeyRevoked extends Error {
+  readonly code = 'signing_key_revoked';
+  constructor() {
+    super('the signing key was revoked before the record was recorded; sign it again');
+    this.name = 'SigningKeyRevoked';
+  }
+}
+
+/**
+ * Runs `attempt` (which decides, signs and saves) until it is not refused for a revoked key,
+ * reloading the signing keys (`refresh`) after each refusal; after MAX_SIGNING_ATTEMPTS refusals
+ * the caller gets the retryable 409 concurrent_modification. Each run must sign anew: a refused
+ * one wrote nothing.
+ */
+export async function signedWithCurrentKey<T>(refresh: () => Promise<void>, attempt: () => Promise<T>, what: string): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof SigningKeyRevoked)) throw err;
+      if (n >= MAX_SIGNING_ATTEMPTS) throw new DomainError('concurrent_modification', `The signing keys changed while the ${what} was being signed (its key was revoked); retry`, undefined, 1);
+      await refresh();
+    }
+  }
+}
