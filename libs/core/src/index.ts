@@ -11,3 +11,4 @@ export * from './batcher';
 export * from './periodic-sweep';
 export * from './nul-text';
 export * from './instants';
+export * from './signing-attempts';

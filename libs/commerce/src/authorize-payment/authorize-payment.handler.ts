@@ -1,13 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Clock, derivedPrefixedId, DomainError, newPrefixedId } from '@app/core';
+import { Clock, derivedPrefixedId, DomainError, newPrefixedId, signedWithCurrentKey } from '@app/core';
 import { ReadModelConstraintViolated, WrongExpectedVersion } from '@app/event-store';
 import { capWindows, CapWindow } from '../domain/evaluate';
 import { AuthorizationDecisionView, decisionViewOf, requestAuthorization } from '../domain/request-authorization';
 import { DECISION_SCHEMA, signRecord } from '../receipts/signed-record';
 import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
 import { SPEND_LEDGER, SpendLedger } from '../policies/spend-ledger';
-import { signedWithCurrentKey } from '../transactions/signing-attempts';
 import { SPEND_CAP_CONSTRAINT } from '../transactions/transaction.projection';
 import { TransactionRepository } from '../transactions/transaction.repository';
 import { AuthorizePaymentCommand } from './authorize-payment.command';

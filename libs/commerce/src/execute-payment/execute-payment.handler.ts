@@ -1,13 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Clock, DomainError } from '@app/core';
+import { Clock, DomainError, signedWithCurrentKey } from '@app/core';
 import { WrongExpectedVersion } from '@app/event-store';
 import type { LookupResult, SettlementProvider, SettleOutcome } from '@app/settlement';
 import { assertExecutable, assertSettlingLeaseOver, issueReceipt, receiptPayload, recordSettlement, SettlementState, settlementFromRow, startAttempt } from '../domain/execute-payment';
 import { CommerceAuthority } from '../authorize-payment/commerce-authority';
 import { RECEIPT_SCHEMA, SignedRecord, signRecord } from '../receipts/signed-record';
 import { COMMERCE_CLOCK } from '../transactions/commerce-clock';
-import { signedWithCurrentKey } from '../transactions/signing-attempts';
 import { TransactionRepository } from '../transactions/transaction.repository';
 import { TransactionRows } from '../transactions/transaction-rows.repository';
 import type { TransactionRow } from '../transactions/transaction-row';

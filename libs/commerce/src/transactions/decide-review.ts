@@ -1,10 +1,9 @@
-import { Clock, DomainError } from '@app/core';
+import { Clock, DomainError, signedWithCurrentKey } from '@app/core';
 import { retryOnConflict, WrongExpectedVersion } from '@app/event-store';
 import type { Metrics } from '@app/metrics';
 import { approvalsOf, reviewAuthorization, ReviewAction, transactionFromRow } from '../domain/transaction.aggregate';
 import type { CommerceAuthority } from '../authorize-payment/commerce-authority';
 import { REVIEW_SCHEMA, signRecord } from '../receipts/signed-record';
-import { signedWithCurrentKey } from './signing-attempts';
 import type { ReviewRules } from './review-rules';
 import type { TransactionRepository } from './transaction.repository';
 import type { TransactionRows } from './transaction-rows.repository';

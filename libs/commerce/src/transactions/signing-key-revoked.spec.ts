@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { fixedClock } from '@app/core';
+import { fixedClock, MAX_SIGNING_ATTEMPTS, SigningKeyRevoked } from '@app/core';
 import { InMemoryEventStore, NewEvent } from '@app/event-store';
 import { InMemorySigningKeySecrets, SigningKeyRepository, SigningKeyStore } from '@app/notary';
 import { AuthorizePaymentCommand } from '../authorize-payment/authorize-payment.command';
 import { AuthorizePaymentHandler } from '../authorize-payment/authorize-payment.handler';
 import { policyHash, PolicyDocument } from '../domain/policy';
-import { MAX_SIGNING_ATTEMPTS, SigningKeyRevoked } from './signing-attempts';
 import { SIGNING_KEY_GUARD, transactionsProjection } from './transaction.projection';
 import { TransactionRepository } from './transaction.repository';
 

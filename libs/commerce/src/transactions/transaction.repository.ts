@@ -1,8 +1,7 @@
-import { Batcher, Clock } from '@app/core';
+import { Batcher, Clock, MAX_SIGNING_ATTEMPTS, SigningKeyRevoked } from '@app/core';
 import { AppendResult, EventStore, NewEvent, ReadModelConstraintViolated, RecordedEvent, StreamAppendOutcome, WrongExpectedVersion } from '@app/event-store';
 import { anchorTimeline } from '../domain/timeline-anchor';
 import { ANCHOR_SCHEMA, SignedRecord, Signer, signRecord } from '../receipts/signed-record';
-import { MAX_SIGNING_ATTEMPTS, SigningKeyRevoked } from './signing-attempts';
 import { transactionStream } from './transaction.events';
 import { SIGNING_KEY_GUARD } from './transaction.projection';
 

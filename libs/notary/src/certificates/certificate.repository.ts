@@ -1,4 +1,4 @@
-import { Batcher, DomainError } from '@app/core';
+import { Batcher, DomainError, SigningKeyRevoked } from '@app/core';
 import { EventStore, ReadModelConstraintViolated } from '@app/event-store';
 import { CertificateEvent, CertificateState, certificateStream, foldCertificate, FREE_ISSUANCES } from '../domain/certificate.aggregate';
 import { ALLOWANCE_CONSTRAINT, SIGNING_KEY_GUARD } from './certificate.projection';
@@ -12,18 +12,6 @@ export interface NewCertificate {
 
 export const paywallError = () =>
   new DomainError('notary_paywall', `The free quota of ${FREE_ISSUANCES} certifications and any credits are used up; add credits through /api/payments/notary-credits-checkout`);
-
-/**
- * The certificate was signed with a key that was revoked before it could be recorded (the
- * signer's ring was out of date): nothing was written; sign it again with the key active now.
- */
-export class SigningKeyRevoked extends Error {
-  readonly code = 'signing_key_revoked';
-  constructor() {
-    super('the signing key was revoked before the certificate was recorded; sign it again');
-    this.name = 'SigningKeyRevoked';
-  }
-}
 
 /** A refusal of the certificates projection, as its caller sees it; null for any other error. */
 const refusalOf = (err: unknown): Error | null => {

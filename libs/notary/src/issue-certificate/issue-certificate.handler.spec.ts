@@ -6,7 +6,8 @@ import { CertificateRepository } from '../certificates/certificate.repository';
 import { certificatesProjection } from '../certificates/certificate.projection';
 import { certificateStream, FREE_ISSUANCES } from '../domain/certificate.aggregate';
 import { IssueCertificateCommand } from './issue-certificate.command';
-import { IssueCertificateHandler, MAX_SIGNING_ATTEMPTS } from './issue-certificate.handler';
+import { MAX_SIGNING_ATTEMPTS } from '@app/core';
+import { IssueCertificateHandler } from './issue-certificate.handler';
 import { InMemorySigningKeySecrets, SigningKeyRepository } from '../signing-keys/signing-key.repository';
 import { SigningKeyStore } from '../signing-keys/signing-key.store';
 

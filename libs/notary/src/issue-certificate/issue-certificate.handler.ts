@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Clock, DomainError } from '@app/core';
+import { Clock, signedWithCurrentKey } from '@app/core';
 import { issueCertificate } from '../domain/certificate.aggregate';
 import type { SignedManifest } from '../domain/certificate';
-import { CertificateRepository, SigningKeyRevoked } from '../certificates/certificate.repository';
+import { CertificateRepository } from '../certificates/certificate.repository';
 import { CertificateAuthority } from './certificate-authority';
 import { IssueCertificateCommand } from './issue-certificate.command';
 
 export const NOTARY_CLOCK = Symbol('NOTARY_CLOCK');
-
-/** How many times one issuance is signed when its key keeps being revoked before it commits. */
-export const MAX_SIGNING_ATTEMPTS = 3;
 
 /**
  * A new certificate: nothing to load; the aggregate decides (hash, validate, sign); the
@@ -29,22 +26,18 @@ export class IssueCertificateHandler implements ICommandHandler<IssueCertificate
 
   async execute(cmd: IssueCertificateCommand): Promise<SignedManifest> {
     const certificateId = randomUUID();
-    for (let attempt = 1; ; attempt++) {
-      const { events, manifest } = issueCertificate(null, { certificateId, orgId: cmd.orgId, content: cmd.content, ...cmd.options }, {
-        now: this.clock.now(),
-        issuer: this.authority.issuer,
-        sign: (message) => this.authority.sign(message),
-      });
-      try {
+    return signedWithCurrentKey(
+      () => this.authority.refresh(),
+      async () => {
+        const { events, manifest } = issueCertificate(null, { certificateId, orgId: cmd.orgId, content: cmd.content, ...cmd.options }, {
+          now: this.clock.now(),
+          issuer: this.authority.issuer,
+          sign: (message) => this.authority.sign(message),
+        });
         await this.certificates.saveNew({ certificateId, orgId: cmd.orgId, events });
         return manifest;
-      } catch (err) {
-        if (!(err instanceof SigningKeyRevoked)) throw err;
-        if (attempt >= MAX_SIGNING_ATTEMPTS) {
-          throw new DomainError('concurrent_modification', 'The signing keys changed while the certificate was being signed (its key was revoked); retry', undefined, 1);
-        }
-        await this.authority.refresh();
-      }
-    }
+      },
+      'certificate',
+    );
   }
 }

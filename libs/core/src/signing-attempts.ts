@@ -1,6 +1,6 @@
-import { DomainError } from '@app/core';
+import { DomainError } from './domain-error';
 
-/** How many times one record is signed when its key keeps being revoked before it commits (as the notary's issuance). */
+/** How many times one record (a certificate, a decision, a review, a receipt, an anchor) is signed when its key keeps being revoked before it commits. */
 export const MAX_SIGNING_ATTEMPTS = 3;
 
 /**
