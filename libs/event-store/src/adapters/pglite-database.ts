@@ -1,5 +1,5 @@
 import { PGlite, Transaction } from '@electric-sql/pglite';
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqlDatabase, SqlExecutor } from '../sql/sql-database';
 
@@ -42,6 +42,19 @@ function lockDataDir(dir: string): () => void {
 }
 
 /**
+ * A new database starts from PGLITE_TEMPLATE when it is set: a tarball of an initialized data
+ * directory (PGlite's `dumpDataDir`). PGlite's own start of a new directory runs initdb inside
+ * WebAssembly, about 7 s of CPU on the CI machine; loading the tarball takes about 1.4 s. The test
+ * suite makes one in its global setup, so its hundreds of embedded apps do not each run initdb. An
+ * existing directory is opened as it is.
+ */
+function freshTemplate(dataDir: string | undefined): Blob | undefined {
+  const template = process.env.PGLITE_TEMPLATE;
+  if (!template || (dataDir && existsSync(join(dataDir, 'PG_VERSION')))) return undefined;
+  return new Blob([readFileSync(template)]);
+}
+
+/**
  * PGlite: PostgreSQL compiled to WASM, in-process, data in a directory (or memory when no
  * directory is given). One session, so statements and transactions are serialized; the same
  * SQL as the postgres adapter runs unchanged.
@@ -60,7 +73,8 @@ export class PgliteDatabase extends SqlDatabase {
   static async open(dataDir?: string): Promise<PgliteDatabase> {
     const unlock = dataDir ? lockDataDir(dataDir) : () => undefined;
     try {
-      return new PgliteDatabase(await PGlite.create(dataDir ? { dataDir } : {}), unlock);
+      const template = freshTemplate(dataDir);
+      return new PgliteDatabase(await PGlite.create({ ...(dataDir ? { dataDir } : {}), ...(template ? { loadDataDir: template } : {}) }), unlock);
     } catch (err) {
       unlock();
       throw err;
