@@ -30,5 +30,8 @@ export function derivedPrefixedId(prefix: string, seed: string, bytes = 16): str
   return `${prefix}_${hash('sha256', `${prefix}\n${seed}`, 'hex').slice(0, bytes * 2)}`;
 }
 
+/** The id of what a request creates: named by its seed when it has one (derivedPrefixedId), random otherwise. */
+export const prefixedIdFor = (prefix: string, seed: string | undefined): string => (seed === undefined ? newPrefixedId(prefix) : derivedPrefixedId(prefix, seed));
+
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_RE.test(value);

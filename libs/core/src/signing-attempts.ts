@@ -17,19 +17,30 @@ export class SigningKeyRevoked extends Error {
 }
 
 /**
- * Runs `attempt` (which decides, signs and saves) until it is not refused for a revoked key,
- * reloading the signing keys (`refresh`) after each refusal; after MAX_SIGNING_ATTEMPTS refusals
- * the caller gets the retryable 409 concurrent_modification. Each run must sign anew: a refused
- * one wrote nothing.
+ * Runs `attempt` (which signs and saves) until it is not refused for a revoked key, reloading the
+ * signing keys (`refresh`) after each refusal, at most MAX_SIGNING_ATTEMPTS times; the last
+ * refusal is thrown as it is. Each run must sign anew: a refused one wrote nothing.
  */
-export async function signedWithCurrentKey<T>(refresh: () => Promise<void>, attempt: () => Promise<T>, what: string): Promise<T> {
+export async function signedAgainOnRevocation<T>(refresh: () => Promise<void>, attempt: () => Promise<T>): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt();
     } catch (err) {
-      if (!(err instanceof SigningKeyRevoked)) throw err;
-      if (n >= MAX_SIGNING_ATTEMPTS) throw new DomainError('concurrent_modification', `The signing keys changed while the ${what} was being signed (its key was revoked); retry`, undefined, 1);
+      if (!(err instanceof SigningKeyRevoked) || n >= MAX_SIGNING_ATTEMPTS) throw err;
       await refresh();
     }
+  }
+}
+
+/**
+ * signedAgainOnRevocation for a request's answer: when the keys never catch up, the caller gets
+ * the retryable 409 concurrent_modification.
+ */
+export async function signedWithCurrentKey<T>(refresh: () => Promise<void>, attempt: () => Promise<T>, what: string): Promise<T> {
+  try {
+    return await signedAgainOnRevocation(refresh, attempt);
+  } catch (err) {
+    if (err instanceof SigningKeyRevoked) throw new DomainError('concurrent_modification', `The signing keys changed while the ${what} was being signed (its key was revoked); retry`, undefined, 1);
+    throw err;
   }
 }

@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Clock, derivedPrefixedId, DomainError, newPrefixedId, signedWithCurrentKey } from '@app/core';
+import { Clock, DomainError, prefixedIdFor, signedWithCurrentKey } from '@app/core';
 import { ReadModelConstraintViolated, WrongExpectedVersion } from '@app/event-store';
 import { capWindows, CapWindow } from '../domain/evaluate';
 import { AuthorizationDecisionView, decisionViewOf, requestAuthorization } from '../domain/request-authorization';
@@ -18,6 +18,9 @@ export const CURRENT_POLICIES = Symbol('CURRENT_POLICIES');
 export interface CurrentPolicies {
   current(orgId: string, policyId: string): Promise<{ version: number; policy: import('../domain/policy').PolicyDocument; policy_hash: string } | null>;
 }
+
+/** The decision as answered: the view with the transaction's creation time, before its expiry. */
+const answer = ({ expires_at, ...rest }: AuthorizationDecisionView, createdAt: string) => ({ ...rest, created_at: createdAt, expires_at });
 
 /** How often a decision under a spend cap is made again after a concurrent one took the room it saw. */
 const CAP_ATTEMPTS = 8;
@@ -54,8 +57,8 @@ export class AuthorizePaymentHandler implements ICommandHandler<AuthorizePayment
     const policyId = cmd.request.policy_id ?? 'default';
     const policy = await this.policies.current(cmd.orgId, policyId);
     const input = {
-      transactionId: cmd.requestId ? derivedPrefixedId('txn', cmd.requestId) : newPrefixedId('txn'),
-      authorizationId: cmd.requestId ? derivedPrefixedId('auth', cmd.requestId) : newPrefixedId('auth'),
+      transactionId: prefixedIdFor('txn', cmd.requestId),
+      authorizationId: prefixedIdFor('auth', cmd.requestId),
       orgId: cmd.orgId,
       actor: cmd.actor,
       mode: cmd.mode,
@@ -85,15 +88,13 @@ export class AuthorizePaymentHandler implements ICommandHandler<AuthorizePayment
       if (!(cmd.requestId && err instanceof WrongExpectedVersion)) throw err;
       return this.decidedBefore(input.transactionId);
     }
-    const { expires_at, ...rest } = view!;
-    return { ...rest, created_at: saved.events[0].recorded_at, expires_at };
+    return answer(view!, saved.events[0].recorded_at);
   }
 
   /** The answer of the run of this request that recorded the transaction (its first two events). */
   private async decidedBefore(transactionId: string) {
     const [requested, decided] = await this.transactions.history(transactionId, 1);
-    const { expires_at, ...rest } = decisionViewOf(requested, decided);
-    return { ...rest, created_at: requested.recorded_at, expires_at };
+    return answer(decisionViewOf(requested, decided), requested.recorded_at);
   }
 
   private async decideUnderCaps(orgId: string, windows: CapWindow[], transactionId: string, decide: (spent: Map<string, number>) => ReturnType<typeof requestAuthorization>['events']) {

@@ -94,17 +94,7 @@ export function requestAuthorization(cmd: RequestAuthorization, ctx: Authorizati
     { type: 'authorization.requested', data: requested, metadata },
     { type: decidedType, data: decided, metadata },
   ];
-  const view: AuthorizationDecisionView = {
-    authorization_id: cmd.authorizationId,
-    transaction_id: cmd.transactionId,
-    decision: evaluation.decision,
-    policy_id: cmd.policyId,
-    policy_hash: policyHash,
-    reason_code: evaluation.reason_code,
-    status: decidedStatus,
-    expires_at: new Date(request.expiration_iso).toISOString(),
-  };
-  return { events, view };
+  return { events, view: decisionViewOf(events[0], events[1]) };
 }
 
 /**

@@ -53,7 +53,7 @@ export function commerceWorld(at = '2026-11-25T10:00:00.000Z') {
   store.registerProjection(transactionsProjection);
   const rows = new InMemoryTransactionRows(store);
   // Terminal timelines are anchored as in the api role: signed by the spec authority.
-  const transactions = new TransactionRepository(store, { issuer: specAuthority.issuer, sign: specAuthority.sign, clock });
+  const transactions = new TransactionRepository(store, { issuer: specAuthority.issuer, sign: specAuthority.sign, clock, refresh: async () => undefined });
   /** The policy versions review rules read (`org/policy/version`), and who holds which key. */
   const policyVersions = new Map<string, PolicyDocument>();
   const keyOwners = new Map<string, string>();

@@ -1,4 +1,5 @@
 import { eventFact, increment, InlineProjection, Json, ProjectedEvent, RowChange } from '@app/event-store';
+import { notRevokedSigningKey } from '@app/notary';
 import { LIFECYCLE_EVENT_TYPES } from '../domain/lifecycle';
 import { APPROVAL_RECORDED } from '../domain/transaction.aggregate';
 import { TIMELINE_ANCHORED } from '../domain/timeline-anchor';
@@ -7,13 +8,7 @@ import type { AuthorizationDecided, AuthorizationRequested, ExecutionFailed, Exe
 /** The CHECK constraint of commerce_spend (migration commerce_003): no reservation past its cap. */
 export const SPEND_CAP_CONSTRAINT = 'commerce_spend_within_cap';
 
-/**
- * The guard that nothing signed by a revoked key is recorded: the service key's row in the
- * signing-keys read model (the notary's `signing_keys`) is read as a signed record commits, locked
- * against the revocation's update of it. A process whose ring is out of date signs with a key
- * another process revoked meanwhile; its append is refused whole (a group commit's batch with
- * it), to be signed again once it has reloaded. A retired key still signs (the rotation's grace).
- */
+/** The guard that no record signed by a revoked key is recorded (the notary's notRevokedSigningKey). */
 export const SIGNING_KEY_GUARD = 'commerce_signing_key_not_revoked';
 
 /** Where each event that carries a record signed by the service key keeps it (one per event). */
@@ -50,7 +45,7 @@ export const transactionsProjection: InlineProjection = {
   checks: [
     { name: SPEND_CAP_CONSTRAINT, table: 'commerce_spend', holds: (row) => row.cap_cents === null || row.cap_cents === undefined || Number(row.reserved_cents) <= Number(row.cap_cents) },
   ],
-  guards: [{ name: SIGNING_KEY_GUARD, table: 'signing_keys', column: 'key_id', keyOf: signingKeyOf, refusedWhen: { column: 'status', values: ['revoked'] } }],
+  guards: [notRevokedSigningKey(SIGNING_KEY_GUARD, signingKeyOf)],
   apply(e): RowChange[] {
     const d = e.data as { transaction_id: string; organization_id: string; status: string };
     const key = { transaction_id: d.transaction_id };

@@ -1,5 +1,6 @@
-import { Batcher, Clock, MAX_SIGNING_ATTEMPTS, SigningKeyRevoked } from '@app/core';
-import { AppendResult, EventStore, NewEvent, ReadModelConstraintViolated, RecordedEvent, StreamAppendOutcome, WrongExpectedVersion } from '@app/event-store';
+import { Batcher, Clock, signedAgainOnRevocation } from '@app/core';
+import { AppendResult, EventStore, NewEvent, RecordedEvent, StreamAppendOutcome, WrongExpectedVersion } from '@app/event-store';
+import { revokedKeyRefusal } from '@app/notary';
 import { anchorTimeline } from '../domain/timeline-anchor';
 import { ANCHOR_SCHEMA, SignedRecord, Signer, signRecord } from '../receipts/signed-record';
 import { transactionStream } from './transaction.events';
@@ -11,7 +12,7 @@ export interface TimelineAnchoring {
   sign: Signer;
   clock: Clock;
   /** Reloads the signing keys, after an anchor signed with them was refused because its key is revoked. */
-  refresh?: () => Promise<void>;
+  refresh: () => Promise<void>;
   /** An anchor that could not be written now (the anchoring sweep writes it later). */
   onError?: (err: unknown, transactionId: string) => void;
 }
@@ -88,29 +89,19 @@ export class TransactionRepository {
     const anchoring = this.anchoring;
     if (!anchoring) return false;
     const transactionId = String((last.data as { transaction_id?: unknown }).transaction_id);
-    for (let attempt = 1; ; attempt++) {
-      const events = anchorTimeline(last, { issuer: anchoring.issuer, now: anchoring.clock.now(), sign: (payload) => signRecord(ANCHOR_SCHEMA, payload, anchoring.sign) });
-      if (events.length === 0) return false;
-      try {
-        const outcome = await refusedKey(this.anchors.add({ stream: last.stream_id, events, expected: last.revision }));
-        if (outcome.status === 'wrong_expected_version') return false; // anchored concurrently (the sweep, or another process)
-        return outcome.status === 'appended';
-      } catch (refused) {
-        if (refused instanceof WrongExpectedVersion) return false;
-        let err = refused;
-        if (refused instanceof SigningKeyRevoked && anchoring.refresh && attempt < MAX_SIGNING_ATTEMPTS) {
-          try {
-            await anchoring.refresh();
-            continue;
-          } catch (reloading) {
-            err = reloading;
-          }
-        }
-        if (rethrow) throw err;
-        // The terminal event is recorded; its anchor is the sweep's to write now.
-        anchoring.onError?.(err, transactionId);
-        return false;
-      }
+    try {
+      return await signedAgainOnRevocation(anchoring.refresh, async () => {
+        const events = anchorTimeline(last, { issuer: anchoring.issuer, now: anchoring.clock.now(), sign: (payload) => signRecord(ANCHOR_SCHEMA, payload, anchoring.sign) });
+        if (events.length === 0) return false;
+        // A wrong expected revision: anchored concurrently (the sweep, or another process).
+        return (await refusedKey(this.anchors.add({ stream: last.stream_id, events, expected: last.revision }))).status === 'appended';
+      });
+    } catch (err) {
+      if (err instanceof WrongExpectedVersion) return false;
+      if (rethrow) throw err;
+      // The terminal event is recorded; its anchor is the sweep's to write now.
+      anchoring.onError?.(err, transactionId);
+      return false;
     }
   }
 
@@ -152,7 +143,6 @@ async function refusedKey<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (err) {
-    if (err instanceof ReadModelConstraintViolated && err.constraint === SIGNING_KEY_GUARD) throw new SigningKeyRevoked();
-    throw err;
+    throw revokedKeyRefusal(err, SIGNING_KEY_GUARD) ?? err;
   }
 }

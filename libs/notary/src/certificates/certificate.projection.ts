@@ -1,17 +1,12 @@
 import type { InlineProjection, RowChange } from '@app/event-store';
 import { increment } from '@app/event-store';
 import { CERTIFICATE_IMPORTED, CERTIFICATE_ISSUED, CertificateIssuedData, FREE_ISSUANCES } from '../domain/certificate.aggregate';
+import { notRevokedSigningKey } from '../signing-keys/signing-key-guard';
 
 /** The CHECK constraint of notary_credits (migration notary_011) that the paywall is. */
 export const ALLOWANCE_CONSTRAINT = 'notary_credits_allowance';
 
-/**
- * The guard that no certificate is issued under a revoked key: the signing key's row in the
- * signing-keys read model (signingKeysProjection's `signing_keys`) is read as the certificate
- * commits, locked against the revocation's update of it. A process whose ring is out of date
- * signs with a key another process revoked meanwhile; its issuance is refused whole, to be
- * signed again once it has reloaded. A retired key still signs (the rotation's grace).
- */
+/** The guard that no certificate is issued under a revoked key (notRevokedSigningKey). */
 export const SIGNING_KEY_GUARD = 'notary_signing_key_not_revoked';
 
 /**
@@ -27,16 +22,8 @@ export const certificatesProjection: InlineProjection = {
   filter: { eventTypes: [CERTIFICATE_ISSUED, CERTIFICATE_IMPORTED, NOTARY_CREDITS_PURCHASED] },
   tables: ['certificates', 'prediction_manifests', 'notary_credits'],
   checks: [{ name: ALLOWANCE_CONSTRAINT, table: 'notary_credits', holds: (row) => Number(row.issued) <= FREE_ISSUANCES + Number(row.purchased ?? 0) }],
-  guards: [
-    {
-      name: SIGNING_KEY_GUARD,
-      table: 'signing_keys',
-      column: 'key_id',
-      // Issued here only: an imported certificate was signed elsewhere, as it was.
-      keyOf: (event) => (event.type === CERTIFICATE_ISSUED ? (event.data as CertificateIssuedData).manifest.signature.key_id : null),
-      refusedWhen: { column: 'status', values: ['revoked'] },
-    },
-  ],
+  // Issued here only: an imported certificate was signed elsewhere, as it was.
+  guards: [notRevokedSigningKey(SIGNING_KEY_GUARD, (event) => (event.type === CERTIFICATE_ISSUED ? (event.data as CertificateIssuedData).manifest.signature.key_id : null))],
   // Each change names both counters (adding 0 to the other), so a row opened by either is whole
   // in every adapter, with or without column defaults.
   apply(event): RowChange[] {

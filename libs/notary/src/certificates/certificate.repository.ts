@@ -1,6 +1,7 @@
 import { Batcher, DomainError, SigningKeyRevoked } from '@app/core';
 import { EventStore, ReadModelConstraintViolated } from '@app/event-store';
 import { CertificateEvent, CertificateState, certificateStream, foldCertificate, FREE_ISSUANCES } from '../domain/certificate.aggregate';
+import { revokedKeyRefusal } from '../signing-keys/signing-key-guard';
 import { ALLOWANCE_CONSTRAINT, SIGNING_KEY_GUARD } from './certificate.projection';
 
 /** A new certificate's stream: its id, its owner and its first event. */
@@ -14,12 +15,8 @@ export const paywallError = () =>
   new DomainError('notary_paywall', `The free quota of ${FREE_ISSUANCES} certifications and any credits are used up; add credits through /api/payments/notary-credits-checkout`);
 
 /** A refusal of the certificates projection, as its caller sees it; null for any other error. */
-const refusalOf = (err: unknown): Error | null => {
-  if (!(err instanceof ReadModelConstraintViolated)) return null;
-  if (err.constraint === ALLOWANCE_CONSTRAINT) return paywallError();
-  if (err.constraint === SIGNING_KEY_GUARD) return new SigningKeyRevoked();
-  return null;
-};
+const refusalOf = (err: unknown): Error | null =>
+  err instanceof ReadModelConstraintViolated && err.constraint === ALLOWANCE_CONSTRAINT ? paywallError() : revokedKeyRefusal(err, SIGNING_KEY_GUARD);
 
 /**
  * Saves certificates through the EventStore port; the certificates projection writes their rows
@@ -66,7 +63,7 @@ export class CertificateRepository {
       return outcomes.map((o) => (o.status === 'appended' ? null : new Error(`certificate stream ${o.status}: ids are fresh, so this is a fault`)));
     } catch (err) {
       if (!(err instanceof ReadModelConstraintViolated)) throw err;
-      if (err.constraint === SIGNING_KEY_GUARD) return batch.map(() => new SigningKeyRevoked());
+      if (revokedKeyRefusal(err, SIGNING_KEY_GUARD)) return batch.map(() => new SigningKeyRevoked());
       return Promise.all(batch.map((c) => this.writeOne(c)));
     }
   }

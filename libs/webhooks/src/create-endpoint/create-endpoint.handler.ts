@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Clock, derivedPrefixedId } from '@app/core';
+import type { Clock } from '@app/core';
 import { WrongExpectedVersion } from '@app/event-store';
 import { createEndpoint } from '../domain/endpoint.aggregate';
 import { newEndpointId } from '../domain/ids';
@@ -32,7 +32,7 @@ export class CreateEndpointHandler implements ICommandHandler<CreateEndpointComm
 
   async execute(cmd: CreateEndpointCommand) {
     await this.targets.check(cmd.input.url);
-    const id = cmd.requestId ? derivedPrefixedId('ep', cmd.requestId) : newEndpointId();
+    const id = newEndpointId(cmd.requestId);
     const earlier = cmd.requestId ? await this.createdBefore(id) : null;
     if (earlier) return earlier;
     const secretId = newSecretId();

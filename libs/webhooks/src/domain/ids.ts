@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { newPrefixedId } from '@app/core';
+import { prefixedIdFor } from '@app/core';
 
 export const ENDPOINT_ID_RE = /^ep_[0-9a-f]{32}$/;
 export const DELIVERY_ID_RE = /^dlv_[0-9a-f]{32}$/;
 
-export const newEndpointId = (): string => newPrefixedId('ep');
+/** A new endpoint's id; a request with an Idempotency-Key names it from its requestId. */
+export const newEndpointId = (requestId?: string): string => prefixedIdFor('ep', requestId);
 
 const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\n')).digest();
 
