@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AccessService } from '@app/access';
 import { SqlDatabase } from '@app/event-store';
-import { SigningKeyStore } from '@app/notary';
+import { REVOCATION_SETTLE_MS, SigningKeyStore } from '@app/notary';
 import { isolatedEnv } from './support/isolated-env';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -58,5 +58,32 @@ describe('issuance across two app instances while one revokes the signing key (P
       [compromised],
     );
     expect(Number(n)).toBe(0);
+  });
+
+  it("a revocation takes effect only after every record that held the key before it committed: what was accepted verifies", async () => {
+    const db = fresh.app.get(SqlDatabase);
+    const keys = fresh.app.get(SigningKeyStore);
+    const compromised = keys.current.active().key_id;
+    // What an issuance's append does with the key it signed with (notRevokedSigningKey): hold its
+    // row shared until it commits. This one was dated when the revocation was decided, and commits
+    // well after REVOCATION_SETTLE_MS.
+    let revocation!: Promise<Awaited<ReturnType<SigningKeyStore['revoke']>>>;
+    let decidedAt = 0;
+    let committedAt = 0;
+    await db.transaction(async (tx) => {
+      await tx.query('SELECT 1 FROM signing_keys WHERE key_id = $1 FOR SHARE', [compromised]);
+      decidedAt = Date.now();
+      revocation = keys.revoke(compromised);
+      await new Promise((r) => setTimeout(r, REVOCATION_SETTLE_MS + 300));
+      committedAt = Date.now();
+    });
+    const { revoked } = await revocation;
+    // Decided again once it held the row: in effect after the holder committed, not before.
+    expect(Date.parse(revoked.revoked_at!)).toBeGreaterThan(committedAt);
+    expect(Date.parse(revoked.revoked_at!)).toBeGreaterThan(decidedAt + REVOCATION_SETTLE_MS);
+    const [row] = await db.query<{ revoked_at: Date }>('SELECT revoked_at FROM signing_keys WHERE key_id = $1', [compromised]);
+    expect(row.revoked_at.toISOString()).toBe(revoked.revoked_at);
+    const [{ n }] = await db.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'signing_key.revoked' AND data->>'key_id' = $1`, [compromised]);
+    expect(Number(n)).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
 import type { EventStore, NewEvent, SqlDatabase, StreamAppend } from '@app/event-store';
-import { WrongExpectedVersion } from '@app/event-store';
+import { ReadModelConstraintViolated, WrongExpectedVersion } from '@app/event-store';
 import {
   foldSigningKeys,
   SealedSigningKey,
@@ -8,7 +8,16 @@ import {
   SigningKeyRingState,
   SIGNING_KEYS_STREAM,
 } from '../domain/signing-key-ring.aggregate';
-import { signingKeysProjection } from './signing-key.projection';
+import { REVOCATION_RECORDED_IN_TIME, signingKeysProjection } from './signing-key.projection';
+
+/** A revocation's append held the key's row only after its `revoked_at` (REVOCATION_SETTLE_MS): nothing was written; decide it again. */
+export class RevocationRecordedLate extends Error {
+  readonly code = 'revocation_recorded_late';
+  constructor() {
+    super('the revocation was not recorded before the time it was to take effect; decide it again');
+    this.name = 'RevocationRecordedLate';
+  }
+}
 
 /** Told (NOTIFY on PostgreSQL, in-process when embedded) after every committed change of the ring. */
 export const SIGNING_KEYS_CHANNEL = 'sigil_signing_keys';
@@ -105,8 +114,9 @@ export class SigningKeyRepository {
       await this.store.append(SIGNING_KEYS_STREAM, decision.events as NewEvent[], { expectedRevision: expectedOf(state) });
     } catch (err) {
       // Only a refused append is known to have written nothing; then its keys must not linger.
-      if (err instanceof WrongExpectedVersion) await this.secrets.discard(decision.sealed.map((s) => s.key_id));
-      throw err;
+      const late = err instanceof ReadModelConstraintViolated && err.constraint === REVOCATION_RECORDED_IN_TIME;
+      if (err instanceof WrongExpectedVersion || late) await this.secrets.discard(decision.sealed.map((s) => s.key_id));
+      throw late ? new RevocationRecordedLate() : err;
     }
     await this.announce();
   }
