@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { fastify, FastifyReply, FastifyRequest } from 'fastify';
-import { CONSOLE_UPLOAD_ROUTE } from '@app/console';
+import { CONSOLE_UPLOAD_ROUTE, isConsolePath, sendRefusalPage } from '@app/console';
 import { AppConfig, nulTextPath } from '@app/core';
 import { completeOpenApiDocument, createLogger, ErrorEnvelopeFilter, errorEnvelope, Logger, PinoNestLogger, requestIdFor } from '@app/http';
 import { ISSUANCE_BODY_LIMIT_BYTES } from '@app/notary';
@@ -55,7 +55,10 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       const status = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 400 : 500;
       const body = status === 400 ? errorEnvelope('bad_request', 'The request path is malformed', 400) : errorEnvelope('internal_error', 'Internal server error', 500);
       if (status >= 500) request.log.error({ err: error }, 'request failed');
-      void (reply as FastifyReply).status(status).header('x-request-id', request.id).header('content-type', 'application/json; charset=utf-8').send(body);
+      void (reply as FastifyReply).header('x-request-id', request.id);
+      // A person's browser on the console gets the console's page (the rest of the console's refusals: registerConsoleErrorPages).
+      if (isConsolePath(request.url)) sendRefusalPage(reply as FastifyReply, status, body.message);
+      else void (reply as FastifyReply).status(status).header('content-type', 'application/json; charset=utf-8').send(body);
       frameworkRefused?.(request.method, status, (reply as FastifyReply).elapsedTime);
     },
   });

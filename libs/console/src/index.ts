@@ -20,3 +20,4 @@ export { RevokeSessionCommand } from './revoke-session/revoke-session.command';
 export { SetPasswordCommand } from './set-password/set-password.command';
 export { CONSOLE_UPLOAD_ROUTE } from './http/multipart-parser';
 export { DeactivateUserCommand } from './deactivate-user/deactivate-user.command';
+export { isConsolePath, sendRefusalPage } from './http/console-http';

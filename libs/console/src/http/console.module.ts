@@ -26,6 +26,7 @@ import { ConsoleController } from './console.controller';
 import { ConsoleReads } from './console-reads';
 import { FirstOwner } from './first-owner';
 import { registerConsoleFormParser } from './form-parser';
+import { registerConsoleErrorPages } from './console-http';
 import { PeopleController } from './people.controllers';
 import { KeysConsoleController } from './keys.console.controller';
 import { PeopleConsoleController } from './people.console.controller';
@@ -80,6 +81,8 @@ export class ConsoleModule implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    registerConsoleFormParser(this.http.httpAdapter.getInstance<FastifyInstance>());
+    const server = this.http.httpAdapter.getInstance<FastifyInstance>();
+    registerConsoleFormParser(server);
+    registerConsoleErrorPages(server);
   }
 }
