@@ -139,16 +139,16 @@ export class KeyRing {
   }
 
   /**
-   * Revokes a key as of `revokedAt` (by default `now`). Revoking the active key (a compromise)
-   * activates a fresh key at once, created `now`, so the ring never lacks a signer.
+   * Revokes a key. Revoking the active key (a compromise) activates a fresh key at once,
+   * so the ring never lacks a signer.
    */
-  revoke(keyId: string, now: Date = new Date(), revokedAt: Date = now): { revoked: PublicSigningKey; activated: PublicSigningKey | null } {
+  revoke(keyId: string, now: Date = new Date()): { revoked: PublicSigningKey; activated: PublicSigningKey | null } {
     const key = this.keys.get(keyId);
     if (!key) throw new KeyRingError('key_not_found', `signing key ${keyId} not found`);
     if (key.status === 'revoked') return { revoked: publicView(key), activated: null };
     const wasActive = key.status === 'active';
     key.status = 'revoked';
-    key.revoked_at = revokedAt.toISOString();
+    key.revoked_at = now.toISOString();
     let activated: PublicSigningKey | null = null;
     if (wasActive) {
       const next = this.newKey(now);

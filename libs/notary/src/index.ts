@@ -8,7 +8,7 @@ export * from './signing-keys/signing-keys.module';
 export { SigningKeyRepository, SigningKeySecrets, InMemorySigningKeySecrets, SIGNING_KEYS_CHANNEL } from './signing-keys/signing-key.repository';
 export { signingKeysProjection } from './signing-keys/signing-key.projection';
 export * from './signing-keys/signing-key-guard';
-export { SIGNING_KEY_CREATED, SIGNING_KEY_RETIRED, SIGNING_KEY_REVOKED, SIGNING_KEY_IMPORTED, REVOCATION_SETTLE_MS } from './domain/signing-key-ring.aggregate';
+export { SIGNING_KEY_CREATED, SIGNING_KEY_RETIRED, SIGNING_KEY_REVOKED, SIGNING_KEY_IMPORTED } from './domain/signing-key-ring.aggregate';
 export * from './rotate-signing-key/rotate-signing-key.command';
 export * from './rotate-signing-key/rotate-signing-key.handler';
 export * from './revoke-signing-key/revoke-signing-key.command';

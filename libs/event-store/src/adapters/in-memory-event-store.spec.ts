@@ -89,27 +89,6 @@ describe('InMemoryEventStore (the port in memory, for handler specs)', () => {
     expect(await store.rebuildProjection('passes')).toBe(3);
   });
 
-  it("refuses an append whose lock deadline this store's clock has reached, and lets one before it through", async () => {
-    let now = new Date('2026-05-01T00:00:00.000Z');
-    const clocked = new InMemoryEventStore(() => now);
-    clocked.registerProjection({ name: 'gates', filter: { streamPrefix: 'g-' }, tables: ['gates'], apply: (e) => [{ op: 'insert', table: 'gates', key: ['id'], row: e.data as { id: string }, onConflict: 'nothing' }] });
-    clocked.registerProjection({
-      name: 'passes',
-      filter: { streamPrefix: 'p-' },
-      tables: ['passes'],
-      guards: [{ name: 'gate_held_in_time', table: 'gates', column: 'id', keyOf: (e) => (e.data as { gate: string }).gate, deadlineOf: (e) => (e.data as { by: string }).by }],
-      apply: (e) => [{ op: 'insert', table: 'passes', key: ['id'], row: { id: e.stream_id }, onConflict: 'nothing' }],
-    });
-    await clocked.append('g-1', [{ type: 'Gate', data: { id: 'g-1' } }]);
-    const pass = { type: 'Pass', data: { gate: 'g-1', by: '2026-05-01T00:00:01.000Z' } };
-    await clocked.append('p-1', [pass]);
-    now = new Date('2026-05-01T00:00:01.000Z');
-    await expect(clocked.append('p-2', [pass])).rejects.toMatchObject({ constraint: 'gate_held_in_time' });
-    // No such row: nothing to hold.
-    await clocked.append('p-3', [{ type: 'Pass', data: { gate: 'g-9', by: '2026-05-01T00:00:00.000Z' } }]);
-    expect(clocked.rows('passes').map((r) => r.id)).toEqual(['p-1', 'p-3']);
-  });
-
   it('reads $all in order with filters, and a subscription sees later appends', async () => {
     await store.append('o-1', [{ type: 'Opened', data: { id: 'o-1', customer: 'a' } }]);
     await store.append('x-1', [{ type: 'Other', data: {} }]);

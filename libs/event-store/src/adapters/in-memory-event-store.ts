@@ -21,7 +21,7 @@ import {
   WrongExpectedVersion,
 } from '../event-store.port';
 import { eventHash, verifyChain } from '../hash-chain';
-import { InlineProjection, isEventFact, isIncrement, isLockDeadline, Json, projectionAccepts, ReadModelConstraintViolated, RowChange } from '../projections/read-model';
+import { InlineProjection, isEventFact, isIncrement, Json, projectionAccepts, ReadModelConstraintViolated, RowChange } from '../projections/read-model';
 
 type Table = Map<string, Record<string, Json>>;
 
@@ -91,7 +91,7 @@ export class InMemoryEventStore extends EventStore {
     return outcomes;
   }
 
-  /** The row guards of the events written, on the rows as committed before this append (and a lock deadline on this store's clock). */
+  /** The row guards of the events written, on the rows as committed before this append. */
   private guard(written: RecordedEvent[]): void {
     for (const e of written) {
       for (const p of this.projections) {
@@ -99,9 +99,7 @@ export class InMemoryEventStore extends EventStore {
         for (const g of p.guards ?? []) {
           const key = g.keyOf(e);
           const row = key === null ? undefined : this.tables.get(g.table)?.get(rowId({ [g.column]: key }));
-          // One append at a time here: the row is held as soon as the append runs.
-          const refused = isLockDeadline(g) ? this.now().getTime() >= Date.parse(g.deadlineOf(e)) : g.refusedWhen.values.includes(String(row?.[g.refusedWhen.column]));
-          if (row && refused) {
+          if (row && g.refusedWhen.values.includes(String(row[g.refusedWhen.column]))) {
             throw new ReadModelConstraintViolated(g.name, `read-model guard ${g.name} refused the change`);
           }
         }

@@ -85,36 +85,15 @@ const guardedOrdersProjection: InlineProjection = {
   },
 };
 
-const deadlinedProjection: InlineProjection = {
-  name: 'contract_deadlined',
-  filter: { streamPrefix: 'deadlined-' },
-  tables: ['contract_deadlined'],
-  guards: [
-    {
-      name: 'contract_lock_held_in_time',
-      table: 'contract_locks',
-      column: 'lock_id',
-      keyOf: (e) => (e.data as { lock_id: string }).lock_id,
-      deadlineOf: (e) => (e.data as { by: string }).by,
-    },
-  ],
-  apply(e): RowChange[] {
-    const d = e.data as { id: string };
-    return [{ op: 'insert', table: 'contract_deadlined', key: ['id'], row: { id: d.id }, onConflict: 'nothing' }];
-  },
-};
-
 export function projectionsContract(adapter: string, makeHarness: () => ContractHarness): void {
   describe(`EventStore contract, row guards: ${adapter}`, () => {
     const fresh = contractStore(makeHarness, async ({ db, store }) => {
       await db.exec(`
         CREATE TABLE contract_locks (lock_id uuid PRIMARY KEY, state text NOT NULL);
         CREATE TABLE contract_guarded_orders (order_id text PRIMARY KEY);
-        CREATE TABLE contract_deadlined (id text PRIMARY KEY);
       `);
       store.registerProjection(locksProjection);
       store.registerProjection(guardedOrdersProjection);
-      store.registerProjection(deadlinedProjection);
     });
     let db: SqlDatabase;
     let store: SqlEventStore;
@@ -171,51 +150,6 @@ export function projectionsContract(adapter: string, makeHarness: () => Contract
       });
       expect(await pending).toMatchObject({ constraint: 'contract_lock_open' });
       expect(await store.readStream(`guarded-${id}`)).toEqual([]);
-    });
-
-    const deadlined = (lockId: string, byMs: number, id = randomUUID()) => ({ type: 'Deadlined', data: { id, lock_id: lockId, by: new Date(Date.now() + byMs).toISOString() } });
-    const deadlinedIds = async (ids: string[]) => (await db.query<{ id: string }>('SELECT id FROM contract_deadlined WHERE id = ANY($1)', [ids])).map((r) => r.id);
-
-    it('a lock deadline refuses the whole append when the row is held only at or after it, and lets it through before', async () => {
-      const lockId = await lock('open');
-      const [late, inTime, other] = [randomUUID(), randomUUID(), randomUUID()];
-      await expect(store.append(`deadlined-${late}`, [deadlined(lockId, -1, late)])).rejects.toMatchObject({ constraint: 'contract_lock_held_in_time' });
-      const batch = store.appendMany([
-        { stream: `deadlined-${inTime}`, events: [deadlined(lockId, 60_000, inTime)] },
-        { stream: `deadlined-${other}`, events: [deadlined(lockId, -1, other)] },
-      ]);
-      await expect(batch).rejects.toBeInstanceOf(ReadModelConstraintViolated);
-      expect(await deadlinedIds([late, inTime, other])).toEqual([]);
-      await store.append(`deadlined-${inTime}`, [deadlined(lockId, 60_000, inTime)]);
-      // No such row: nothing to hold, nothing refused.
-      await store.append(`deadlined-${other}`, [deadlined(randomUUID(), -1, other)]);
-      expect((await deadlinedIds([late, inTime, other])).sort()).toEqual([inTime, other].sort());
-    });
-
-    // PGlite runs one statement at a time: nobody else can hold the row meanwhile.
-    const onPostgres = adapter === 'postgres' ? it : null;
-    onPostgres?.('a lock deadline waits for whoever holds the row, and reads the clock only once it holds it', async () => {
-      const lockId = await lock('open');
-      const [late, inTime] = [randomUUID(), randomUUID()];
-      for (const [id, byMs, holdMs] of [
-        [late, 300, 600],
-        [inTime, 5_000, 100],
-      ] as const) {
-        let pending!: Promise<unknown>;
-        await db.transaction(async (tx) => {
-          // What a guarded append does: the row shared until its transaction commits.
-          await tx.query('SELECT 1 FROM contract_locks WHERE lock_id = $1 FOR SHARE', [lockId]);
-          pending = store.append(`deadlined-${id}`, [deadlined(lockId, byMs, id)]).then(
-            () => 'appended',
-            (err: unknown) => err,
-          );
-          expect(await waitingOnALock(db)).toBe(true);
-          await new Promise((r) => setTimeout(r, holdMs));
-        });
-        if (id === late) expect(await pending).toMatchObject({ constraint: 'contract_lock_held_in_time' });
-        else expect(await pending).toBe('appended');
-      }
-      expect(await deadlinedIds([late, inTime])).toEqual([inTime]);
     });
 
     it('guards only the appends written, and never a rebuild', async () => {

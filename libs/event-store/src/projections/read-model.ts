@@ -79,7 +79,7 @@ export interface RowCheck {
  * commits, so a change of such a row either commits first and refuses the append, or waits for
  * it. No such row refuses nothing.
  */
-export interface RowStateGuard {
+export interface RowGuard {
   readonly name: string;
   /** The table read: another projection's read model (only read, never written). */
   readonly table: string;
@@ -90,29 +90,6 @@ export interface RowStateGuard {
   /** The column whose value, at commit, refuses the append when it is one of `values`. */
   readonly refusedWhen: { readonly column: string; readonly values: readonly string[] };
 }
-
-/**
- * A row an appended event must hold locked before a time the event names (a revocation's
- * effective time, which has to follow everything that held the row before it): the append is
- * refused whole (ReadModelConstraintViolated, `name`) when the database's clock, read once the
- * row is locked against every writer and sharer (FOR NO KEY UPDATE, after those holding it have
- * committed), has reached the event's deadline. The row may be the projection's own. No such row
- * refuses nothing.
- */
-export interface RowLockDeadline {
-  readonly name: string;
-  readonly table: string;
-  /** Its key column (a primary key). */
-  readonly column: string;
-  /** The key of the row this event needs locked, or null when it needs none. */
-  keyOf(event: ProjectedEvent): string | null;
-  /** The time (ISO 8601) by which the row must be held. */
-  deadlineOf(event: ProjectedEvent): string;
-}
-
-export type RowGuard = RowStateGuard | RowLockDeadline;
-
-export const isLockDeadline = (guard: RowGuard): guard is RowLockDeadline => 'deadlineOf' in guard;
 
 export const projectionAccepts = (p: InlineProjection, e: Pick<ProjectedEvent, 'type' | 'stream_id'>): boolean =>
   (!p.filter.eventTypes?.length || p.filter.eventTypes.includes(e.type)) && (!p.filter.streamPrefix || e.stream_id.startsWith(p.filter.streamPrefix));

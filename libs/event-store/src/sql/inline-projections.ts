@@ -1,4 +1,4 @@
-import { InlineProjection, isLockDeadline, ProjectedEvent, projectionAccepts, ReadModelConstraintViolated, RowGuard } from '../projections/read-model';
+import { InlineProjection, ProjectedEvent, projectionAccepts, ReadModelConstraintViolated, RowGuard } from '../projections/read-model';
 import { mergeRowChanges, resolveFacts } from '../projections/row-changes';
 import type { RecordedEvent } from '../event-store.port';
 import { compileGuard, compileRowChanges, CompiledRowChanges } from './read-model-sql';
@@ -61,13 +61,7 @@ export class InlineProjections {
             if (key === null) continue;
             let rows = guarded.get(guard);
             if (!rows) guarded.set(guard, (rows = new Map()));
-            const id = `${i + 1}\u0000${key}`;
-            if (isLockDeadline(guard)) {
-              // Two events of one append naming one row: the earlier deadline binds.
-              const deadline = guard.deadlineOf(event);
-              const seen = rows.get(id)?.__deadline as string | undefined;
-              rows.set(id, { [guard.column]: key, __ord: i + 1, __deadline: seen !== undefined && Date.parse(seen) < Date.parse(deadline) ? seen : deadline });
-            } else rows.set(id, { [guard.column]: key, __ord: i + 1 });
+            rows.set(`${i + 1}\u0000${key}`, { [guard.column]: key, __ord: i + 1 });
           }
         }
       });
@@ -76,7 +70,7 @@ export class InlineProjections {
     const compiled: CompiledRowChanges = collected.length > 0 ? compileRowChanges(mergeRowChanges(collected), { appended: true, firstParam }) : { statements: [], params: [] };
     compiled.guards = [];
     for (const [guard, rows] of guarded) {
-      compiled.params.push(JSON.stringify({ name: guard.name, refused: isLockDeadline(guard) ? [] : guard.refusedWhen.values, rows: [...rows.values()] }));
+      compiled.params.push(JSON.stringify({ name: guard.name, refused: guard.refusedWhen.values, rows: [...rows.values()] }));
       compiled.guards.push(compileGuard(guard, `$${firstParam + compiled.params.length - 1}`));
     }
     return compiled;

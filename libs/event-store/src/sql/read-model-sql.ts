@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { isIncrement, isLockDeadline, RowGuard } from '../projections/read-model';
+import { isIncrement, RowGuard } from '../projections/read-model';
 import { BoundValue, ident, isBoundFact, isCounter, MergedChange, UnsupportedRowChange } from '../projections/row-changes';
 
 /**
@@ -114,8 +114,7 @@ export function compileRowChanges(
 
 /**
  * A row guard as a CTE of the append's statement, over one JSON parameter `{ name, refused,
- * rows }` (`rows`: the key of each row needed, with its append's `ord`; a lock deadline's also
- * with `__deadline`). The rows that appends
+ * rows }` (`rows`: the key of each row needed, with its append's `ord`). The rows that appends
  * actually written (`appended`) need are read each once and locked FOR SHARE: under READ
  * COMMITTED the lock waits for a transaction changing the row and then reads the version it
  * committed. One of them holding a refused value raises SQLSTATE 23514 naming the guard
@@ -124,16 +123,6 @@ export function compileRowChanges(
 export function compileGuard(guard: RowGuard, param: string): string {
   const t = ident(guard.table, 'table');
   const k = ident(guard.column, 'column');
-  if (isLockDeadline(guard)) {
-    // The subquery locks (it is not flattened: it has FOR … UPDATE) and the outer aggregate reads
-    // the clock for each row it returns, so the clock is read after the row's lock is held.
-    return `SELECT sigil_refuse_if(coalesce(bool_or(clock_timestamp() >= l.deadline), false), ${param}::json->>'name') AS ok
-    FROM (SELECT d.deadline FROM ${t} rm
-          JOIN (SELECT r.${k} AS key, (j->>'__deadline')::timestamptz AS deadline
-                FROM json_array_elements(${param}::json->'rows') j CROSS JOIN LATERAL json_populate_record(null::${t}, j) r
-                JOIN appended a ON a.ord = (j->>'__ord')::int AND a.status = 'appended') d ON d.key = rm.${k}
-          ORDER BY rm.${k} FOR NO KEY UPDATE OF rm) l`;
-  }
   const c = ident(guard.refusedWhen.column, 'column');
   return `SELECT sigil_refuse_if(count(x.v) > 0, ${param}::json->>'name') AS ok
     FROM (SELECT rm.${c}::text AS v FROM ${t} rm

@@ -146,20 +146,8 @@ export function rotateSigningKey(state: SigningKeyRingState, ctx: KeyContext): S
 }
 
 /**
- * How long after it is decided a revocation takes effect (its `revoked_at`), and so the time by
- * which its append must hold the key's row (the signing_keys projection's lock deadline, refused
- * after it: decide again). Records signed with the key are accepted only while they hold that row
- * shared (notRevokedSigningKey), and each chose its signing time before, so every record accepted
- * is dated before `revoked_at` and verifies (with the revoked key's warning). Revoked as of the
- * decision itself, a record dated between the decision and the revocation's commit would have
- * been accepted, answered, and then refused by every verifier.
- */
-export const REVOCATION_SETTLE_MS = 1000;
-
-/**
- * Revokes a key (a compromise) as of REVOCATION_SETTLE_MS after `now`. Revoking the active key
- * activates a fresh one in the same decision, so the ring never lacks a signer; revoking a
- * revoked key records nothing.
+ * Revokes a key (a compromise). Revoking the active key activates a fresh one in the same
+ * decision, so the ring never lacks a signer; revoking a revoked key records nothing.
  */
 export function revokeSigningKey(
   state: SigningKeyRingState,
@@ -170,7 +158,7 @@ export function revokeSigningKey(
   if (!known) throw new DomainError('not_found', `signing key ${keyId} not found`);
   const ring = keyRingOf(state, ctx.kek);
   if (known.status === 'revoked') return { events: [], sealed: [], result: { revoked: ring.get(keyId)!, activated: null } };
-  const result = ring.revoke(keyId, ctx.now, new Date(ctx.now.getTime() + REVOCATION_SETTLE_MS));
+  const result = ring.revoke(keyId, ctx.now);
   const events: SigningKeyEvent[] = [{ type: SIGNING_KEY_REVOKED, data: { key_id: keyId, revoked_at: result.revoked.revoked_at } }];
   if (result.activated) events.push({ type: SIGNING_KEY_CREATED, data: publicFacts(result.activated) });
   return { events, sealed: result.activated ? sealedOf(ring, result.activated.key_id) : [], result };

@@ -4,6 +4,7 @@ import type { PublicSigningKey } from '@app/crypto';
 export class RevokeSigningKeyCommand {
   constructor(
     readonly keyId: string,
+    /** The revocation's time where the key's row cannot be held (the in-memory store of specs); on a SQL store it is the database's clock once the row is held. */
     readonly at?: Date,
   ) {}
 }

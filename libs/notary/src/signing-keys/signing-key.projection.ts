@@ -12,9 +12,6 @@ import {
   SigningKeyRevokedData,
 } from '../domain/signing-key-ring.aggregate';
 
-/** The signing_keys projection's lock deadline: a revocation holds the key's row before its `revoked_at` (REVOCATION_SETTLE_MS). */
-export const REVOCATION_RECORDED_IN_TIME = 'signing_key_revoked_in_time';
-
 /**
  * The public facts of the signing keys (`signing_keys`), written with each event of the
  * `signing-keys` stream. The sealed private keys are not a projection: they never enter an event
@@ -24,15 +21,6 @@ export const signingKeysProjection: InlineProjection = {
   name: 'notary_signing_keys',
   filter: { eventTypes: SIGNING_KEY_EVENT_TYPES, streamPrefix: SIGNING_KEYS_STREAM },
   tables: ['signing_keys'],
-  guards: [
-    {
-      name: REVOCATION_RECORDED_IN_TIME,
-      table: 'signing_keys',
-      column: 'key_id',
-      keyOf: (e) => (e.type === SIGNING_KEY_REVOKED && (e.data as SigningKeyRevokedData).revoked_at ? (e.data as SigningKeyRevokedData).key_id : null),
-      deadlineOf: (e) => (e.data as SigningKeyRevokedData).revoked_at!,
-    },
-  ],
   apply(event): RowChange[] {
     if (event.stream_id !== SIGNING_KEYS_STREAM) return [];
     switch (event.type) {

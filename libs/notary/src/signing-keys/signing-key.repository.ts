@@ -1,5 +1,5 @@
-import type { EventStore, NewEvent, SqlDatabase, StreamAppend } from '@app/event-store';
-import { ReadModelConstraintViolated, WrongExpectedVersion } from '@app/event-store';
+import type { EventStore, NewEvent, SqlDatabase, SqlExecutor, StreamAppend } from '@app/event-store';
+import { SqlEventStore, sqlState, WrongExpectedVersion } from '@app/event-store';
 import {
   foldSigningKeys,
   SealedSigningKey,
@@ -8,16 +8,10 @@ import {
   SigningKeyRingState,
   SIGNING_KEYS_STREAM,
 } from '../domain/signing-key-ring.aggregate';
-import { REVOCATION_RECORDED_IN_TIME, signingKeysProjection } from './signing-key.projection';
+import { signingKeysProjection } from './signing-key.projection';
 
-/** A revocation's append held the key's row only after its `revoked_at` (REVOCATION_SETTLE_MS): nothing was written; decide it again. */
-export class RevocationRecordedLate extends Error {
-  readonly code = 'revocation_recorded_late';
-  constructor() {
-    super('the revocation was not recorded before the time it was to take effect; decide it again');
-    this.name = 'RevocationRecordedLate';
-  }
-}
+/** How many times a decision holding a key's row is made when PostgreSQL ends it as a deadlock's victim. */
+const MAX_DEADLOCK_ATTEMPTS = 3;
 
 /** Told (NOTIFY on PostgreSQL, in-process when embedded) after every committed change of the ring. */
 export const SIGNING_KEYS_CHANNEL = 'sigil_signing_keys';
@@ -35,7 +29,7 @@ export abstract class SigningKeySecrets {
 }
 
 export class SqlSigningKeySecrets extends SigningKeySecrets {
-  constructor(private readonly db: SqlDatabase) {
+  constructor(private readonly db: SqlExecutor) {
     super();
   }
 
@@ -90,13 +84,15 @@ export class SigningKeyRepository {
     private readonly store: EventStore,
     private readonly secrets: SigningKeySecrets,
     private readonly db?: Pick<SqlDatabase, 'notify' | 'listen'>,
+    /** The same database as a SQL store, for a decision taken while a key's row is held (decideHoldingKey). */
+    private readonly sql?: { db: SqlDatabase; store: SqlEventStore },
   ) {
     store.registerProjection(signingKeysProjection);
   }
 
   /** On the read-model database beside the store (the server, the CLI, specs on a real store). */
   static on(db: SqlDatabase, store: EventStore): SigningKeyRepository {
-    return new SigningKeyRepository(store, new SqlSigningKeySecrets(db), db);
+    return new SigningKeyRepository(store, new SqlSigningKeySecrets(db), db, store instanceof SqlEventStore ? { db, store } : undefined);
   }
 
   /** The ring as its stream says, with the sealed private keys held (read after the stream: a recorded key's secret is always there). */
@@ -114,11 +110,58 @@ export class SigningKeyRepository {
       await this.store.append(SIGNING_KEYS_STREAM, decision.events as NewEvent[], { expectedRevision: expectedOf(state) });
     } catch (err) {
       // Only a refused append is known to have written nothing; then its keys must not linger.
-      const late = err instanceof ReadModelConstraintViolated && err.constraint === REVOCATION_RECORDED_IN_TIME;
-      if (err instanceof WrongExpectedVersion || late) await this.secrets.discard(decision.sealed.map((s) => s.key_id));
-      throw late ? new RevocationRecordedLate() : err;
+      if (err instanceof WrongExpectedVersion) await this.secrets.discard(decision.sealed.map((s) => s.key_id));
+      throw err;
     }
     await this.announce();
+  }
+
+  /**
+   * Decides about one key while its row in signing_keys is held, as of the database's clock at that
+   * moment, and saves the decision: a revocation. Every record signed with the key holds that row
+   * shared until it commits (notRevokedSigningKey), and chose its signing time before; taking the
+   * row for update waits for all of them to commit and turns away the rest, so every record
+   * accepted under the key is dated before the time decided here. (Decided before its append
+   * took the row, a revocation's time could precede records committed just ahead of it, each
+   * answered and then refused by every verifier.) The lock, the clock, the sealed keys and the
+   * events share one transaction, which only a SQL store has; the in-memory store (specs) appends
+   * one thing at a time and decides as of its caller's `now`.
+   */
+  async decideHoldingKey<R>(keyId: string, now: Date, decide: (state: SigningKeyRingState, now: Date) => SigningKeyDecision<R>): Promise<R> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.decideHoldingKeyOnce(keyId, now, decide);
+      } catch (err) {
+        // The key's row, then the stream's: a rotation appending at that moment takes them the other
+        // way round, and PostgreSQL ends one of the two transactions (40P01). It wrote nothing: again.
+        if (sqlState(err) !== '40P01' || attempt >= MAX_DEADLOCK_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  private async decideHoldingKeyOnce<R>(keyId: string, now: Date, decide: (state: SigningKeyRingState, now: Date) => SigningKeyDecision<R>): Promise<R> {
+    // Read before the transaction: an embedded database runs one transaction at a time, and the
+    // state's revision is checked by the append (a change meanwhile: WrongExpectedVersion, decide again).
+    const state = await this.load();
+    if (!this.sql) {
+      const decision = decide(state, now);
+      await this.save(state, decision);
+      return decision.result;
+    }
+    const { db, store } = this.sql;
+    const decision = await db.transaction(async (tx) => {
+      await tx.query('SELECT 1 FROM signing_keys WHERE key_id = $1 FOR NO KEY UPDATE', [keyId]);
+      // A statement of its own: the clock is read once the row is held, not while waiting for it.
+      const [{ held_at }] = await tx.query<{ held_at: Date | string }>('SELECT clock_timestamp() AS held_at');
+      const made = decide(state, new Date(held_at));
+      if (made.events.length > 0) {
+        await new SqlSigningKeySecrets(tx).add(made.sealed);
+        await store.appendIn(tx, SIGNING_KEYS_STREAM, made.events as NewEvent[], expectedOf(state));
+      }
+      return made;
+    });
+    if (decision.events.length > 0) await this.announce();
+    return decision.result;
   }
 
   /** The append of verify-only keys for a caller's appendMany (no sealed key: they have none). */
