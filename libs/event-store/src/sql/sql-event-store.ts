@@ -132,6 +132,20 @@ export class SqlEventStore extends SqlEventReads {
   }
 
   /**
+   * Locks a stream's head until the caller's transaction ends, as an append to it does first. A
+   * caller that takes other rows before appending in its transaction (appendIn) takes the stream
+   * first, in the order every append takes them, so the two never wait on each other in a cycle.
+   */
+  async holdStream(tx: SqlExecutor, stream: string): Promise<void> {
+    await tx.query('SELECT 1 FROM streams WHERE stream_id = $1 FOR UPDATE', [stream]);
+  }
+
+  /** After a caller's transaction that appended (appendIn) has committed: subscribers here and in other processes hear of it, as after an append. */
+  announceCommitted(): void {
+    this.announce();
+  }
+
+  /**
    * The append inside a caller's transaction (it commits nothing itself). Public so a command
    * can append with other writes atomically, and so tests can hold a transaction open.
    */

@@ -1,5 +1,5 @@
 import type { EventStore, NewEvent, SqlDatabase, SqlExecutor, StreamAppend } from '@app/event-store';
-import { SqlEventStore, sqlState, WrongExpectedVersion } from '@app/event-store';
+import { SqlEventStore, WrongExpectedVersion } from '@app/event-store';
 import {
   foldSigningKeys,
   SealedSigningKey,
@@ -9,9 +9,6 @@ import {
   SIGNING_KEYS_STREAM,
 } from '../domain/signing-key-ring.aggregate';
 import { signingKeysProjection } from './signing-key.projection';
-
-/** How many times a decision holding a key's row is made when PostgreSQL ends it as a deadlock's victim. */
-const MAX_DEADLOCK_ATTEMPTS = 3;
 
 /** Told (NOTIFY on PostgreSQL, in-process when embedded) after every committed change of the ring. */
 export const SIGNING_KEYS_CHANNEL = 'sigil_signing_keys';
@@ -92,7 +89,9 @@ export class SigningKeyRepository {
 
   /** On the read-model database beside the store (the server, the CLI, specs on a real store). */
   static on(db: SqlDatabase, store: EventStore): SigningKeyRepository {
-    return new SigningKeyRepository(store, new SqlSigningKeySecrets(db), db, store instanceof SqlEventStore ? { db, store } : undefined);
+    // A revocation decides holding the key's row (decideHoldingKey): only a SQL store can.
+    if (!(store instanceof SqlEventStore)) throw new Error('the signing keys beside a SQL database need its SQL event store');
+    return new SigningKeyRepository(store, new SqlSigningKeySecrets(db), db, { db, store });
   }
 
   /** The ring as its stream says, with the sealed private keys held (read after the stream: a recorded key's secret is always there). */
@@ -125,21 +124,11 @@ export class SigningKeyRepository {
    * took the row, a revocation's time could precede records committed just ahead of it, each
    * answered and then refused by every verifier.) The lock, the clock, the sealed keys and the
    * events share one transaction, which only a SQL store has; the in-memory store (specs) appends
-   * one thing at a time and decides as of its caller's `now`.
+   * one thing at a time and decides as of its caller's `now`. PostgreSQL does not queue a new
+   * sharer of a row behind a waiting updater, so while records signed with the key keep holding
+   * its row without a pause, the revocation waits for one.
    */
   async decideHoldingKey<R>(keyId: string, now: Date, decide: (state: SigningKeyRingState, now: Date) => SigningKeyDecision<R>): Promise<R> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.decideHoldingKeyOnce(keyId, now, decide);
-      } catch (err) {
-        // The key's row, then the stream's: a rotation appending at that moment takes them the other
-        // way round, and PostgreSQL ends one of the two transactions (40P01). It wrote nothing: again.
-        if (sqlState(err) !== '40P01' || attempt >= MAX_DEADLOCK_ATTEMPTS) throw err;
-      }
-    }
-  }
-
-  private async decideHoldingKeyOnce<R>(keyId: string, now: Date, decide: (state: SigningKeyRingState, now: Date) => SigningKeyDecision<R>): Promise<R> {
     // Read before the transaction: an embedded database runs one transaction at a time, and the
     // state's revision is checked by the append (a change meanwhile: WrongExpectedVersion, decide again).
     const state = await this.load();
@@ -150,9 +139,16 @@ export class SigningKeyRepository {
     }
     const { db, store } = this.sql;
     const decision = await db.transaction(async (tx) => {
-      await tx.query('SELECT 1 FROM signing_keys WHERE key_id = $1 FOR NO KEY UPDATE', [keyId]);
+      // The stream's head first, then the key's row: the order a rotation's append takes them.
+      await store.holdStream(tx, SIGNING_KEYS_STREAM);
+      const held = await tx.query('SELECT 1 FROM signing_keys WHERE key_id = $1 FOR NO KEY UPDATE', [keyId]);
+      if (held.length === 0 && state.keys.some((k) => k.key_id === keyId)) {
+        throw new Error(`signing key ${keyId} is in the ring but not in signing_keys: rebuild the ${signingKeysProjection.name} projection`);
+      }
       // A statement of its own: the clock is read once the row is held, not while waiting for it.
-      const [{ held_at }] = await tx.query<{ held_at: Date | string }>('SELECT clock_timestamp() AS held_at');
+      // Rounded up to the next millisecond (the precision records are dated in), so a record
+      // dated within the millisecond the row was taken is still before the revocation.
+      const [{ held_at }] = await tx.query<{ held_at: Date | string }>("SELECT date_trunc('milliseconds', clock_timestamp()) + interval '1 millisecond' AS held_at");
       const made = decide(state, new Date(held_at));
       if (made.events.length > 0) {
         await new SqlSigningKeySecrets(tx).add(made.sealed);
@@ -160,7 +156,10 @@ export class SigningKeyRepository {
       }
       return made;
     });
-    if (decision.events.length > 0) await this.announce();
+    if (decision.events.length > 0) {
+      store.announceCommitted();
+      await this.announce();
+    }
     return decision.result;
   }
 
