@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AccessService } from '@app/access';
 import { SqlDatabase } from '@app/event-store';
-import { SigningKeyStore } from '@app/notary';
+import { SIGNING_KEY_QUEUE, SigningKeyStore } from '@app/notary';
 import { isolatedEnv } from './support/isolated-env';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -89,6 +89,34 @@ describe('issuance across two app instances while one revokes the signing key (P
     expect(Number(secret.n)).toBe(1);
     const [{ n }] = await db.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'signing_key.revoked' AND data->>'key_id' = $1`, [compromised]);
     expect(Number(n)).toBe(1);
+  });
+
+  it('records signed with the key after a revocation asked for its row queue behind it: the revocation is not kept waiting, and they are signed again under the new key', async () => {
+    const db = fresh.app.get(SqlDatabase);
+    const keys = fresh.app.get(SigningKeyStore);
+    const compromised = keys.current.active().key_id;
+    const access = fresh.app.get(AccessService);
+    const org = await access.createOrganization(`queued-${randomBytes(3).toString('hex')}`);
+    const { key } = await access.createApiKey(org.org_id, { scopes: ['certificates:write'], mode: 'test' });
+    let revocation!: Promise<Awaited<ReturnType<SigningKeyStore['revoke']>>>;
+    let issuance!: Promise<{ statusCode: number; json(): { signing_key_id: string } }>;
+    await db.transaction(async (tx) => {
+      // A record in flight, as its append's guard holds the key (notRevokedSigningKey): queued, then shared.
+      await tx.query('SELECT sigil_queue_behind_writers($1, $2)', [SIGNING_KEY_QUEUE, compromised]);
+      await tx.query('SELECT 1 FROM signing_keys WHERE key_id = $1 FOR SHARE', [compromised]);
+      revocation = keys.revoke(compromised);
+      await new Promise((r) => setTimeout(r, 100));
+      // A certificate asked for while the revocation waits, signed with the key still active here.
+      issuance = fresh.app.inject({ method: 'POST', url: '/api/notary/create', headers: { 'x-forwarded-for': ip(), authorization: `Bearer ${key}` }, payload: { content: 'asked for during the revocation' } });
+      await new Promise((r) => setTimeout(r, 200));
+    });
+    const { activated } = await revocation;
+    const res = await issuance;
+    // It waited behind the revocation rather than sharing the row ahead of it, was refused, and signed again.
+    expect(res.statusCode).toBe(200);
+    expect(res.json().signing_key_id).toBe(activated!.key_id);
+    const [{ n }] = await db.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'certificate.issued' AND data->'manifest'->'signature'->>'key_id' = $1`, [compromised]);
+    expect(Number(n)).toBe(0);
   });
 
   it('a revocation and a rotation at the same moment both go through, whichever commits first (the same rows, taken in the same order)', async () => {

@@ -66,6 +66,7 @@ const locksProjection: InlineProjection = {
     return [{ op: 'insert', table: 'contract_locks', key: ['lock_id'], row: { lock_id: d.lock_id, state: d.state }, onConflict: { update: ['state'] } }];
   },
 };
+const CONTRACT_QUEUE = 4242;
 const guardedOrdersProjection: InlineProjection = {
   name: 'contract_guarded_orders',
   filter: { streamPrefix: 'guarded-' },
@@ -77,6 +78,7 @@ const guardedOrdersProjection: InlineProjection = {
       column: 'lock_id',
       keyOf: (e) => (e.type === 'OrderOpened' ? ((e.data as { lock_id?: string }).lock_id ?? null) : null),
       refusedWhen: { column: 'state', values: ['closed', 'broken'] },
+      queue: CONTRACT_QUEUE,
     },
   ],
   apply(e): RowChange[] {
@@ -150,6 +152,24 @@ export function projectionsContract(adapter: string, makeHarness: () => Contract
       });
       expect(await pending).toMatchObject({ constraint: 'contract_lock_open' });
       expect(await store.readStream(`guarded-${id}`)).toEqual([]);
+    });
+
+    it('a guard with a queue lets no append overtake a writer that queued for the row first', async () => {
+      const lockId = await lock('open');
+      const id = randomUUID();
+      let pending!: Promise<unknown>;
+      await db.transaction(async (tx) => {
+        // The writer's turn: queued first, then its change of the row.
+        await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [CONTRACT_QUEUE, lockId]);
+        pending = store.append(`guarded-${id}`, [opened(lockId, id)]).catch((err: unknown) => err);
+        if (db.kind === 'postgres') {
+          // Nobody holds the row: without the queue the append would share it and commit at once.
+          expect(await waitingOnALock(db)).toBe(true);
+        }
+        await store.appendIn(tx, `lock-${lockId}`, [{ type: 'LockSet', data: { lock_id: lockId, state: 'closed' } }]);
+      });
+      expect(await pending).toMatchObject({ constraint: 'contract_lock_open' });
+      expect(await orders([id])).toEqual([]);
     });
 
     it('guards only the appends written, and never a rebuild', async () => {

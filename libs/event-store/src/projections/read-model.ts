@@ -89,6 +89,14 @@ export interface RowGuard {
   keyOf(event: ProjectedEvent): string | null;
   /** The column whose value, at commit, refuses the append when it is one of `values`. */
   readonly refusedWhen: { readonly column: string; readonly values: readonly string[] };
+  /**
+   * An advisory-lock namespace (a 32-bit integer): a SQL store takes the advisory lock (queue,
+   * hashtext(key)) shared for each key before it shares the row, so a writer of the row that takes
+   * it exclusively first (pg_advisory_xact_lock) waits only for the appends already holding the
+   * row; later ones queue behind it. Without one, appends that keep sharing the row without a pause
+   * can keep its writer waiting.
+   */
+  readonly queue?: number;
 }
 
 export const projectionAccepts = (p: InlineProjection, e: Pick<ProjectedEvent, 'type' | 'stream_id'>): boolean =>

@@ -70,7 +70,9 @@ export class InlineProjections {
     const compiled: CompiledRowChanges = collected.length > 0 ? compileRowChanges(mergeRowChanges(collected), { appended: true, firstParam }) : { statements: [], params: [] };
     compiled.guards = [];
     for (const [guard, rows] of guarded) {
-      compiled.params.push(JSON.stringify({ name: guard.name, refused: guard.refusedWhen.values, rows: [...rows.values()] }));
+      const named = [...rows.values()];
+      const keys = guard.queue === undefined ? undefined : [...new Set(named.map((r) => String(r[guard.column])))];
+      compiled.params.push(JSON.stringify({ name: guard.name, refused: guard.refusedWhen.values, rows: named, keys }));
       compiled.guards.push(compileGuard(guard, `$${firstParam + compiled.params.length - 1}`));
     }
     return compiled;

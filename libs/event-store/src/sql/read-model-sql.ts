@@ -114,7 +114,8 @@ export function compileRowChanges(
 
 /**
  * A row guard as a CTE of the append's statement, over one JSON parameter `{ name, refused,
- * rows }` (`rows`: the key of each row needed, with its append's `ord`). The rows that appends
+ * rows, keys }` (`rows`: the key of each row needed, with its append's `ord`; `keys`: the distinct
+ * keys, for a guard with a queue). The rows that appends
  * actually written (`appended`) need are read each once and locked FOR SHARE: under READ
  * COMMITTED the lock waits for a transaction changing the row and then reads the version it
  * committed. One of them holding a refused value raises SQLSTATE 23514 naming the guard
@@ -124,13 +125,23 @@ export function compileGuard(guard: RowGuard, param: string): string {
   const t = ident(guard.table, 'table');
   const k = ident(guard.column, 'column');
   const c = ident(guard.refusedWhen.column, 'column');
+  // In the subquery that names the keys, as a subplan run once (over the distinct `keys`) the first
+  // time its condition is tested: whatever join the planner picks, every advisory lock is held
+  // before any row named reaches the row lock above.
+  const queued =
+    guard.queue === undefined ? '' : ` WHERE (SELECT bool_and(sigil_queue_behind_writers(${queueOf(guard.queue)}, x)) FROM json_array_elements_text(${param}::json->'keys') x) IS NOT FALSE`;
   return `SELECT sigil_refuse_if(count(x.v) > 0, ${param}::json->>'name') AS ok
     FROM (SELECT rm.${c}::text AS v FROM ${t} rm
           WHERE rm.${k} IN (SELECT r.${k} FROM json_array_elements(${param}::json->'rows') j CROSS JOIN LATERAL json_populate_record(null::${t}, j) r
-                            JOIN appended a ON a.ord = (j->>'__ord')::int AND a.status = 'appended')
+                            JOIN appended a ON a.ord = (j->>'__ord')::int AND a.status = 'appended'${queued})
           ORDER BY rm.${k} FOR SHARE OF rm) g
     LEFT JOIN json_array_elements_text(${param}::json->'refused') x(v) ON x.v = g.v`;
 }
+
+const queueOf = (queue: number): number => {
+  if (!Number.isInteger(queue) || queue < -2147483648 || queue > 2147483647) throw new Error(`a row guard's queue must be a 32-bit integer: ${queue}`);
+  return queue;
+};
 
 const names = new Map<string, string>();
 

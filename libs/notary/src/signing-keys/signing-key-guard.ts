@@ -16,7 +16,16 @@ export const notRevokedSigningKey = (name: string, keyOf: (event: ProjectedEvent
   column: 'key_id',
   keyOf,
   refusedWhen: { column: 'status', values: ['revoked'] },
+  queue: SIGNING_KEY_QUEUE,
 });
+
+/**
+ * The advisory-lock namespace of the signing keys' rows (RowGuard.queue): records signed with a key
+ * queue behind a revocation that has asked for the key's row (SigningKeyRepository.decideHoldingKey),
+ * so records that keep coming cannot keep it waiting. Any 32-bit integer not used elsewhere (the
+ * migrations lock 7355608 in the one-argument space; this is the two-argument one).
+ */
+export const SIGNING_KEY_QUEUE = 0x51616b;
 
 /** The refusal of the guard named `guard` as SigningKeyRevoked, for its writer to sign again; null for any other error. */
 export const revokedKeyRefusal = (err: unknown, guard: string): SigningKeyRevoked | null =>

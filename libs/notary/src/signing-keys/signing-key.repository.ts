@@ -8,6 +8,7 @@ import {
   SigningKeyRingState,
   SIGNING_KEYS_STREAM,
 } from '../domain/signing-key-ring.aggregate';
+import { SIGNING_KEY_QUEUE } from './signing-key-guard';
 import { signingKeysProjection } from './signing-key.projection';
 
 /** Told (NOTIFY on PostgreSQL, in-process when embedded) after every committed change of the ring. */
@@ -124,9 +125,9 @@ export class SigningKeyRepository {
    * took the row, a revocation's time could precede records committed just ahead of it, each
    * answered and then refused by every verifier.) The lock, the clock, the sealed keys and the
    * events share one transaction, which only a SQL store has; the in-memory store (specs) appends
-   * one thing at a time and decides as of its caller's `now`. PostgreSQL does not queue a new
-   * sharer of a row behind a waiting updater, so while records signed with the key keep holding
-   * its row without a pause, the revocation waits for one.
+   * one thing at a time and decides as of its caller's `now`. PostgreSQL lets a new sharer of a row
+   * overtake a waiting writer, so the revocation first takes the key's advisory lock, which the
+   * records queue on (SIGNING_KEY_QUEUE): it waits for the records already holding the row only.
    */
   async decideHoldingKey<R>(keyId: string, now: Date, decide: (state: SigningKeyRingState, now: Date) => SigningKeyDecision<R>): Promise<R> {
     // Read before the transaction: an embedded database runs one transaction at a time, and the
@@ -141,6 +142,8 @@ export class SigningKeyRepository {
     const decision = await db.transaction(async (tx) => {
       // The stream's head first, then the key's row: the order a rotation's append takes them.
       await store.holdStream(tx, SIGNING_KEYS_STREAM);
+      // Ahead of records signed with the key that come after this (they queue on it: notRevokedSigningKey).
+      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SIGNING_KEY_QUEUE, keyId]);
       const held = await tx.query('SELECT 1 FROM signing_keys WHERE key_id = $1 FOR NO KEY UPDATE', [keyId]);
       if (held.length === 0 && state.keys.some((k) => k.key_id === keyId)) {
         throw new Error(`signing key ${keyId} is in the ring but not in signing_keys: rebuild the ${signingKeysProjection.name} projection`);
