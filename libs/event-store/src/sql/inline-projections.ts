@@ -71,7 +71,8 @@ export class InlineProjections {
     compiled.guards = [];
     for (const [guard, rows] of guarded) {
       const named = [...rows.values()];
-      const keys = guard.queue === undefined ? undefined : [...new Set(named.map((r) => String(r[guard.column])))];
+      // Sorted: appends naming several keys queue on them in one order.
+      const keys = guard.queue === undefined ? undefined : [...new Set(named.map((r) => String(r[guard.column])))].sort();
       compiled.params.push(JSON.stringify({ name: guard.name, refused: guard.refusedWhen.values, rows: named, keys }));
       compiled.guards.push(compileGuard(guard, `$${firstParam + compiled.params.length - 1}`));
     }
