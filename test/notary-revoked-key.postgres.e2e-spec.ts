@@ -91,32 +91,59 @@ describe('issuance across two app instances while one revokes the signing key (P
     expect(Number(n)).toBe(1);
   });
 
-  it('records signed with the key after a revocation asked for its row queue behind it: the revocation is not kept waiting, and they are signed again under the new key', async () => {
+  /** Whether someone waits for a signing key's advisory lock in `mode` (polled for up to 5 s). */
+  const queuedFor = async (db: SqlDatabase, mode: 'ExclusiveLock' | 'ShareLock') => {
+    for (let i = 0; i < 250; i++) {
+      const [{ n }] = await db.query<{ n: string }>("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objsubid = 2 AND mode = $2 AND NOT granted", [SIGNING_KEY_QUEUE, mode]);
+      if (Number(n) > 0) return true;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return false;
+  };
+
+  /** A change of the ring asked for while a record in flight holds the active key, and a certificate asked for after it: what each came to. */
+  async function changeWhileSigning<T>(change: (keys: SigningKeyStore, active: string) => Promise<T>) {
     const db = fresh.app.get(SqlDatabase);
     const keys = fresh.app.get(SigningKeyStore);
-    const compromised = keys.current.active().key_id;
+    await keys.reload();
+    const active = keys.current.active().key_id;
     const access = fresh.app.get(AccessService);
     const org = await access.createOrganization(`queued-${randomBytes(3).toString('hex')}`);
     const { key } = await access.createApiKey(org.org_id, { scopes: ['certificates:write'], mode: 'test' });
-    let revocation!: Promise<Awaited<ReturnType<SigningKeyStore['revoke']>>>;
-    let issuance!: Promise<{ statusCode: number; json(): { signing_key_id: string } }>;
+    let changed!: Promise<T>;
+    let issuance!: Promise<{ statusCode: number; json(): { certificate_id: string; signing_key_id: string } }>;
     await db.transaction(async (tx) => {
       // A record in flight, as its append's guard holds the key (notRevokedSigningKey): queued, then shared.
-      await tx.query('SELECT sigil_queue_behind_writers($1, $2)', [SIGNING_KEY_QUEUE, compromised]);
-      await tx.query('SELECT 1 FROM signing_keys WHERE key_id = $1 FOR SHARE', [compromised]);
-      revocation = keys.revoke(compromised);
-      await new Promise((r) => setTimeout(r, 100));
-      // A certificate asked for while the revocation waits, signed with the key still active here.
-      issuance = fresh.app.inject({ method: 'POST', url: '/api/notary/create', headers: { 'x-forwarded-for': ip(), authorization: `Bearer ${key}` }, payload: { content: 'asked for during the revocation' } });
-      await new Promise((r) => setTimeout(r, 200));
+      await tx.query('SELECT pg_advisory_xact_lock_shared($1, hashtext($2))', [SIGNING_KEY_QUEUE, active]);
+      await tx.query('SELECT 1 FROM signing_keys WHERE key_id = $1 FOR SHARE', [active]);
+      changed = change(keys, active);
+      expect(await queuedFor(db, 'ExclusiveLock')).toBe(true);
+      // A certificate asked for while the change waits, signed with the key still active here.
+      issuance = fresh.app.inject({ method: 'POST', url: '/api/notary/create', headers: { 'x-forwarded-for': ip(), authorization: `Bearer ${key}` }, payload: { content: `asked for during a change of the ring ${randomBytes(4).toString('hex')}` } });
+      // It queues behind the change instead of sharing the row ahead of it.
+      expect(await queuedFor(db, 'ShareLock')).toBe(true);
     });
-    const { activated } = await revocation;
+    const result = await changed;
     const res = await issuance;
-    // It waited behind the revocation rather than sharing the row ahead of it, was refused, and signed again.
     expect(res.statusCode).toBe(200);
-    expect(res.json().signing_key_id).toBe(activated!.key_id);
-    const [{ n }] = await db.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'certificate.issued' AND data->'manifest'->'signature'->>'key_id' = $1`, [compromised]);
+    const position = async (where: string, value: string) =>
+      Number((await db.query<{ p: string }>(`SELECT max(global_position) AS p FROM events WHERE ${where} = $1`, [value]))[0].p);
+    return { active, result, certificate: res.json(), certificateAt: await position('stream_id', `certificate-${res.json().certificate_id}`), position };
+  }
+
+  it('records signed with the key after a revocation asked for its row queue behind it: the revocation is not kept waiting, and they are signed again under the new key', async () => {
+    const { active, result, certificate } = await changeWhileSigning((keys, key) => keys.revoke(key));
+    // Refused once the revocation committed, and signed again.
+    expect(certificate.signing_key_id).toBe(result.activated!.key_id);
+    const [{ n }] = await fresh.app.get(SqlDatabase).query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'certificate.issued' AND data->'manifest'->'signature'->>'key_id' = $1`, [active]);
     expect(Number(n)).toBe(0);
+  });
+
+  it('records signed with the active key queue behind a rotation too: it is not kept waiting by them', async () => {
+    const { result, certificateAt, position } = await changeWhileSigning((keys) => keys.rotate());
+    expect(certificateAt).toBeGreaterThan(0);
+    // The rotation committed first; the certificate, signed with the key it retired (still within its grace) or the new one, after.
+    expect(certificateAt).toBeGreaterThan(await position("data->>'key_id'", result.activated.key_id));
   });
 
   it('a revocation and a rotation at the same moment both go through, whichever commits first (the same rows, taken in the same order)', async () => {

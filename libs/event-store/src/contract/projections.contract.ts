@@ -56,6 +56,19 @@ async function waitingOnALock(db: SqlDatabase): Promise<boolean> {
   return false;
 }
 
+/** PostgreSQL: whether someone waits for an advisory lock of `queue` (a guard's queue) in `mode` (polled for up to 2 s). */
+async function waitingInQueue(db: SqlDatabase, queue: number, mode: 'ShareLock' | 'ExclusiveLock'): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    const [{ n }] = await db.query<{ n: string | number }>(
+      "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objsubid = 2 AND mode = $2 AND NOT granted",
+      [queue, mode],
+    );
+    if (Number(n) > 0) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
 /** Locks (another read model) and the orders that need theirs open: a row guard. */
 const locksProjection: InlineProjection = {
   name: 'contract_locks',
@@ -164,7 +177,7 @@ export function projectionsContract(adapter: string, makeHarness: () => Contract
         pending = store.append(`guarded-${id}`, [opened(lockId, id)]).catch((err: unknown) => err);
         if (db.kind === 'postgres') {
           // Nobody holds the row: without the queue the append would share it and commit at once.
-          expect(await waitingOnALock(db)).toBe(true);
+          expect(await waitingInQueue(db, CONTRACT_QUEUE, 'ShareLock')).toBe(true);
         }
         await store.appendIn(tx, `lock-${lockId}`, [{ type: 'LockSet', data: { lock_id: lockId, state: 'closed' } }]);
       });

@@ -93,8 +93,9 @@ export interface RowGuard {
    * An advisory-lock namespace (a 32-bit integer): a SQL store takes the advisory lock (queue,
    * hashtext(key)) shared for each key before it shares the row, so a writer of the row that takes
    * it exclusively first (pg_advisory_xact_lock) waits only for the appends already holding the
-   * row; later ones queue behind it. Without one, appends that keep sharing the row without a pause
-   * can keep its writer waiting.
+   * row; later ones queue behind it. (PostgreSQL lets a new sharer of a row overtake a writer
+   * waiting for it, but not a new holder of an advisory lock overtake a waiting exclusive one.)
+   * Without one, appends that keep sharing the row without a pause can keep its writer waiting.
    */
   readonly queue?: number;
 }

@@ -129,7 +129,7 @@ export function compileGuard(guard: RowGuard, param: string): string {
   // time its condition is tested: whatever join the planner picks, every advisory lock is held
   // before any row named reaches the row lock above.
   const queued =
-    guard.queue === undefined ? '' : ` WHERE (SELECT bool_and(sigil_queue_behind_writers(${queueOf(guard.queue)}, x)) FROM json_array_elements_text(${param}::json->'keys') x) IS NOT FALSE`;
+    guard.queue === undefined ? '' : ` WHERE (SELECT count(pg_advisory_xact_lock_shared(${queueOf(guard.queue)}, hashtext(x))) FROM json_array_elements_text(${param}::json->'keys') x) >= 0`;
   return `SELECT sigil_refuse_if(count(x.v) > 0, ${param}::json->>'name') AS ok
     FROM (SELECT rm.${c}::text AS v FROM ${t} rm
           WHERE rm.${k} IN (SELECT r.${k} FROM json_array_elements(${param}::json->'rows') j CROSS JOIN LATERAL json_populate_record(null::${t}, j) r

@@ -20,6 +20,6 @@ export class RevokeSigningKeyHandler implements ICommandHandler<RevokeSigningKey
   ) {}
 
   execute(cmd: RevokeSigningKeyCommand): Promise<RevokeSigningKeyResult> {
-    return retryOnConflict(() => this.keys.decideHoldingKey(cmd.keyId, cmd.at ?? new Date(), (state, now) => revokeSigningKey(state, cmd.keyId, { kek: this.kek, now })));
+    return retryOnConflict(() => this.keys.decideHoldingKey(() => cmd.keyId, cmd.at ?? new Date(), (state, now) => revokeSigningKey(state, cmd.keyId, { kek: this.kek, now })));
   }
 }

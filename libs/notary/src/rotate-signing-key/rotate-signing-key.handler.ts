@@ -6,7 +6,11 @@ import { SigningKeyRepository } from '../signing-keys/signing-key.repository';
 import { RotateSigningKeyCommand, RotateSigningKeyResult } from './rotate-signing-key.command';
 import { retryOnConflict } from '@app/event-store';
 
-/** Load the ring → rotate → save at the ring's revision (a lost race decides again); every process reloads. */
+/**
+ * Load the ring → rotate → save at the ring's revision (a lost race decides again), deciding while
+ * the active key's row is held (decideHoldingKey: records signed with it meanwhile queue behind the
+ * rotation rather than keep it waiting); every process reloads.
+ */
 @CommandHandler(RotateSigningKeyCommand)
 export class RotateSigningKeyHandler implements ICommandHandler<RotateSigningKeyCommand, RotateSigningKeyResult> {
   constructor(
@@ -15,11 +19,8 @@ export class RotateSigningKeyHandler implements ICommandHandler<RotateSigningKey
   ) {}
 
   execute(cmd: RotateSigningKeyCommand): Promise<RotateSigningKeyResult> {
-    return retryOnConflict(async () => {
-      const state = await this.keys.load();
-      const decision = rotateSigningKey(state, { kek: this.kek, now: cmd.at ?? new Date() });
-      await this.keys.save(state, decision);
-      return decision.result;
-    });
+    return retryOnConflict(() =>
+      this.keys.decideHoldingKey((state) => state.keys.find((k) => k.status === 'active')?.key_id ?? null, cmd.at ?? new Date(), (state, now) => rotateSigningKey(state, { kek: this.kek, now })),
+    );
   }
 }

@@ -117,19 +117,22 @@ export class SigningKeyRepository {
   }
 
   /**
-   * Decides about one key while its row in signing_keys is held, as of the database's clock at that
-   * moment, and saves the decision: a revocation. Every record signed with the key holds that row
-   * shared until it commits (notRevokedSigningKey), and chose its signing time before; taking the
-   * row for update waits for all of them to commit and turns away the rest, so every record
-   * accepted under the key is dated before the time decided here. (Decided before its append
-   * took the row, a revocation's time could precede records committed just ahead of it, each
-   * answered and then refused by every verifier.) The lock, the clock, the sealed keys and the
-   * events share one transaction, which only a SQL store has; the in-memory store (specs) appends
-   * one thing at a time and decides as of its caller's `now`. PostgreSQL lets a new sharer of a row
-   * overtake a waiting writer, so the revocation first takes the key's advisory lock, which the
-   * records queue on (SIGNING_KEY_QUEUE): it waits for the records already holding the row only.
+   * Decides a change of the ring while the row of the key it changes (`keyOf`, e.g. the key to
+   * revoke, the active key a rotation retires) is held, as of the database's clock at that moment,
+   * and saves it. Every record signed with a key holds that row shared until it commits
+   * (notRevokedSigningKey), and chose its signing time before; taking the row for update waits
+   * for all of them to commit and turns away the rest, so for a revocation every record accepted
+   * under the key is dated before the time decided here. (Decided before its append took the row,
+   * a revocation's time could precede records committed just ahead of it, each answered and then
+   * refused by every verifier.) PostgreSQL lets a new sharer of a row overtake a waiting writer, so
+   * the key's advisory lock, which records queue on (SIGNING_KEY_QUEUE), is taken first: the change
+   * waits only for the records already holding the row. The stream's head comes before both, the
+   * order an append to the stream takes it and then the row its projection changes.
+   *
+   * The locks, the clock, the sealed keys and the events share one transaction, which only a SQL
+   * store has; the in-memory store (specs) appends one thing at a time and decides as of `now`.
    */
-  async decideHoldingKey<R>(keyId: string, now: Date, decide: (state: SigningKeyRingState, now: Date) => SigningKeyDecision<R>): Promise<R> {
+  async decideHoldingKey<R>(keyOf: (state: SigningKeyRingState) => string | null, now: Date, decide: (state: SigningKeyRingState, now: Date) => SigningKeyDecision<R>): Promise<R> {
     // Read before the transaction: an embedded database runs one transaction at a time, and the
     // state's revision is checked by the append (a change meanwhile: WrongExpectedVersion, decide again).
     const state = await this.load();
@@ -139,18 +142,19 @@ export class SigningKeyRepository {
       return decision.result;
     }
     const { db, store } = this.sql;
+    const keyId = keyOf(state);
     const decision = await db.transaction(async (tx) => {
-      // The stream's head first, then the key's row: the order a rotation's append takes them.
       await store.holdStream(tx, SIGNING_KEYS_STREAM);
-      // Ahead of records signed with the key that come after this (they queue on it: notRevokedSigningKey).
-      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SIGNING_KEY_QUEUE, keyId]);
-      const held = await tx.query('SELECT 1 FROM signing_keys WHERE key_id = $1 FOR NO KEY UPDATE', [keyId]);
-      if (held.length === 0 && state.keys.some((k) => k.key_id === keyId)) {
-        throw new Error(`signing key ${keyId} is in the ring but not in signing_keys: rebuild the ${signingKeysProjection.name} projection`);
+      if (keyId !== null) {
+        await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SIGNING_KEY_QUEUE, keyId]);
+        const held = await tx.query('SELECT 1 FROM signing_keys WHERE key_id = $1 FOR NO KEY UPDATE', [keyId]);
+        if (held.length === 0 && state.keys.some((k) => k.key_id === keyId)) {
+          throw new Error(`signing key ${keyId} is in the ring but not in signing_keys: rebuild the ${signingKeysProjection.name} projection`);
+        }
       }
       // A statement of its own: the clock is read once the row is held, not while waiting for it.
       // Rounded up to the next millisecond (the precision records are dated in), so a record
-      // dated within the millisecond the row was taken is still before the revocation.
+      // dated within the millisecond the row was taken is still before the change.
       const [{ held_at }] = await tx.query<{ held_at: Date | string }>("SELECT date_trunc('milliseconds', clock_timestamp()) + interval '1 millisecond' AS held_at");
       const made = decide(state, new Date(held_at));
       if (made.events.length > 0) {
