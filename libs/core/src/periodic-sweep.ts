@@ -14,6 +14,7 @@ export interface SweepLogger {
 export class PeriodicSweep {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  private queued: Promise<number> | null = null;
 
   constructor(
     private readonly due: SweepDue,
@@ -30,9 +31,22 @@ export class PeriodicSweep {
     this.timer.unref();
   }
 
-  /** One pass; exposed so tests and the CLI can run a sweep on demand. */
+  /**
+   * One pass, begun after this call; exposed so tests and the CLI can run a sweep on demand.
+   * While a pass runs, what it read as due may predate the call (it began before, or before the
+   * last item came due), so the caller gets the next pass, after it; every call made meanwhile,
+   * the timer's included, shares that one. (Answering 0 at once, as before, left a caller who had
+   * waited for an item to come due with the item not handled.)
+   */
   async tick(): Promise<number> {
-    if (this.running) return 0;
+    if (this.running) {
+      this.queued ??= (async () => {
+        while (this.running) await this.running;
+        this.queued = null;
+        return this.tick();
+      })();
+      return this.queued;
+    }
     let handled = 0;
     this.running = (async () => {
       try {
@@ -54,6 +68,7 @@ export class PeriodicSweep {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.queued;
     await this.running;
   }
 }

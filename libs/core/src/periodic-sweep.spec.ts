@@ -1,0 +1,64 @@
+import { PeriodicSweep } from './periodic-sweep';
+
+/** A `due` that records when each pass read what was due, and can be held open. */
+function dueRecorder() {
+  const reads: number[] = [];
+  let release: (() => void) | null = null;
+  let clock = 0;
+  return {
+    reads,
+    advance: () => ++clock,
+    /** The next pass reads, then waits until `open()`. */
+    hold: () => new Promise<void>((r) => (release = r)),
+    open: () => release?.(),
+    due: async (held: Promise<void> | null) => {
+      reads.push(clock);
+      if (held) await held;
+      return 1;
+    },
+  };
+}
+
+describe('PeriodicSweep.tick', () => {
+  const logger = { warn: jest.fn() };
+
+  it('a pass asked for while one runs is a pass of its own, begun after the running one (it may have read too early)', async () => {
+    const r = dueRecorder();
+    let held: Promise<void> | null = r.hold();
+    const sweep = new PeriodicSweep(() => {
+      const h = held;
+      held = null;
+      return r.due(h);
+    }, 60_000, logger);
+    const first = sweep.tick(); // reads at time 0, then waits
+    await Promise.resolve();
+    r.advance(); // an item comes due after the running pass read
+    const asked = sweep.tick();
+    const alsoAsked = sweep.tick();
+    r.open();
+    expect(await first).toBe(1);
+    // The two asked meanwhile share one more pass, which read after the item came due.
+    expect(await asked).toBe(1);
+    expect(await alsoAsked).toBe(1);
+    expect(r.reads).toEqual([0, 1]);
+  });
+
+  it('a pass asked for when none runs starts at once; stop waits for a queued one', async () => {
+    const r = dueRecorder();
+    let held: Promise<void> | null = r.hold();
+    const sweep = new PeriodicSweep(() => {
+      const h = held;
+      held = null;
+      return r.due(h);
+    }, 60_000, logger);
+    const first = sweep.tick();
+    const queued = sweep.tick();
+    const stopped = sweep.stop();
+    r.open();
+    await stopped;
+    expect(r.reads).toHaveLength(2);
+    expect([await first, await queued]).toEqual([1, 1]);
+    expect(await sweep.tick()).toBe(1);
+    expect(r.reads).toHaveLength(3);
+  });
+});
