@@ -22,14 +22,24 @@ function dueRecorder() {
 describe('PeriodicSweep.tick', () => {
   const logger = { warn: jest.fn() };
 
-  it('a pass asked for while one runs is a pass of its own, begun after the running one (it may have read too early)', async () => {
+  /** A sweep whose first pass reads what is due and then waits until `r.open()`; later passes do not wait. */
+  const sweepHeldOnFirstPass = () => {
     const r = dueRecorder();
     let held: Promise<void> | null = r.hold();
-    const sweep = new PeriodicSweep(() => {
-      const h = held;
-      held = null;
-      return r.due(h);
-    }, 60_000, logger);
+    const sweep = new PeriodicSweep(
+      () => {
+        const h = held;
+        held = null;
+        return r.due(h);
+      },
+      60_000,
+      logger,
+    );
+    return { r, sweep };
+  };
+
+  it('a pass asked for while one runs is a pass of its own, begun after the running one (it may have read too early)', async () => {
+    const { r, sweep } = sweepHeldOnFirstPass();
     const first = sweep.tick(); // reads at time 0, then waits
     await Promise.resolve();
     r.advance(); // an item comes due after the running pass read
@@ -44,13 +54,7 @@ describe('PeriodicSweep.tick', () => {
   });
 
   it('a pass asked for when none runs starts at once; stop waits for a queued one', async () => {
-    const r = dueRecorder();
-    let held: Promise<void> | null = r.hold();
-    const sweep = new PeriodicSweep(() => {
-      const h = held;
-      held = null;
-      return r.due(h);
-    }, 60_000, logger);
+    const { r, sweep } = sweepHeldOnFirstPass();
     const first = sweep.tick();
     const queued = sweep.tick();
     const stopped = sweep.stop();
