@@ -1,4 +1,5 @@
 import type { InlineProjection } from './projections/read-model';
+import type { SqlExecutor } from './sql/sql-database';
 
 /**
  * The EventStore port, shaped after EventStoreDB/KurrentDB: streams with revisions, a global
@@ -123,6 +124,33 @@ export type StreamAppendOutcome =
   | { status: 'appended' | 'replay'; result: AppendResult }
   | { status: 'wrong_expected_version'; error: WrongExpectedVersion };
 
+/** A read-model row an append is decided holding (`appendHolding`). */
+export interface HeldRow {
+  readonly table: string;
+  /** Its key column (a primary key). */
+  readonly column: string;
+  readonly key: string;
+  /** The advisory-lock queue the row's guards share it through (RowGuard.queue). */
+  readonly queue: number;
+}
+
+/** What a decision made holding a row knows (`appendHolding`). */
+export interface Holding {
+  /** The store's clock once the row is held, rounded up to the millisecond (the precision events are dated in). */
+  readonly at: Date;
+  /** Whether the row was there to hold. */
+  readonly rowHeld: boolean;
+  /** The store's transaction, for a table of the caller's own written with the append (a SQL store); null where there is none. */
+  readonly within: SqlExecutor | null;
+}
+
+export interface HeldDecision<R> {
+  /** None: nothing is appended. */
+  events: NewEvent[];
+  expectedRevision: ExpectedRevision;
+  result: R;
+}
+
 /**
  * The port. Read models are inline projections registered by name (`registerProjection`): a SQL
  * adapter applies them in the append's own transaction, so a caller reads its own writes; an
@@ -137,6 +165,16 @@ export abstract class EventStore {
    * refusing any change undoes them all.
    */
   abstract appendMany(appends: StreamAppend[], options?: AppendManyOptions): Promise<StreamAppendOutcome[]>;
+  /**
+   * Appends to `stream` what `decide` makes while `row` is held against every writer and sharer,
+   * as of the store's clock once it is held. The stream's head is taken first, then the row's
+   * queue (RowGuard.queue) and the row, the order an append to the stream takes its head and then
+   * the rows its projections change. So the decision waits for the appends already sharing the row
+   * (their guards), and those that come after it wait for it and see what it wrote (a revocation
+   * dated after every record its key signed and that was accepted). `decide` must not use the
+   * store's database outside `within`: an embedded database runs one transaction at a time.
+   */
+  abstract appendHolding<R>(stream: string, row: HeldRow | null, decide: (holding: Holding) => Promise<HeldDecision<R>>): Promise<R>;
   /** Registers a read model; its tables are written by this projection only, on every append. The same projection twice is a no-op. */
   abstract registerProjection(projection: InlineProjection): void;
   /** Empties the projection's tables and applies every stored event it reads again; returns how many. */

@@ -9,6 +9,9 @@ import {
   EventIdConflict,
   EventStore,
   ExpectedRevision,
+  HeldDecision,
+  HeldRow,
+  Holding,
   InvalidAppend,
   NewEvent,
   ReadAllOptions,
@@ -44,6 +47,14 @@ export class InMemoryEventStore extends EventStore {
   }
 
   /** A projection's table as rows (specs read their read models here). */
+  /** One append at a time here: nothing can share the row while `decide` runs, and the time is this store's clock. */
+  async appendHolding<R>(stream: string, row: HeldRow | null, decide: (holding: Holding) => Promise<HeldDecision<R>>): Promise<R> {
+    const rowHeld = row !== null && this.tables.get(row.table)?.get(rowId({ [row.column]: row.key })) !== undefined;
+    const decided = await decide({ at: this.now(), rowHeld, within: null });
+    if (decided.events.length > 0) await this.append(stream, decided.events, { expectedRevision: decided.expectedRevision });
+    return decided.result;
+  }
+
   rows(table: string): Record<string, Json>[] {
     return [...(this.tables.get(table)?.values() ?? [])];
   }

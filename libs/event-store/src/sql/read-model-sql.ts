@@ -138,7 +138,8 @@ export function compileGuard(guard: RowGuard, param: string): string {
     LEFT JOIN json_array_elements_text(${param}::json->'refused') x(v) ON x.v = g.v`;
 }
 
-const queueOf = (queue: number): number => {
+/** An advisory-lock queue (RowGuard.queue, HeldRow.queue), checked to be a 32-bit integer. */
+export const queueOf = (queue: number): number => {
   if (!Number.isInteger(queue) || queue < -2147483648 || queue > 2147483647) throw new Error(`a row guard's queue must be a 32-bit integer: ${queue}`);
   return queue;
 };

@@ -6,6 +6,9 @@ import {
   AppendsNotWritten,
   EventIdConflict,
   ExpectedRevision,
+  HeldDecision,
+  HeldRow,
+  Holding,
   InvalidAppend,
   NewEvent,
   RecordedEvent,
@@ -37,7 +40,8 @@ import {
   wrongVersion,
 } from './append-sql';
 import { InlineProjections } from './inline-projections';
-import { statementName } from './read-model-sql';
+import { queueOf, statementName } from './read-model-sql';
+import { ident } from '../projections/row-changes';
 import { SqlDatabase, SqlExecutor, sqlConstraint, sqlState } from './sql-database';
 import { SqlEventReads, SqlEventStoreOptions } from './sql-event-reads';
 
@@ -131,18 +135,23 @@ export class SqlEventStore extends SqlEventReads {
     }
   }
 
-  /**
-   * Locks a stream's head until the caller's transaction ends, as an append to it does first. A
-   * caller that takes other rows before appending in its transaction (appendIn) takes the stream
-   * first, in the order every append takes them, so the two never wait on each other in a cycle.
-   */
-  async holdStream(tx: SqlExecutor, stream: string): Promise<void> {
-    await tx.query('SELECT 1 FROM streams WHERE stream_id = $1 FOR UPDATE', [stream]);
-  }
-
-  /** After a caller's transaction that appended (appendIn) has committed: subscribers here and in other processes hear of it, as after an append. */
-  announceCommitted(): void {
-    this.announce();
+  async appendHolding<R>(stream: string, row: HeldRow | null, decide: (holding: Holding) => Promise<HeldDecision<R>>): Promise<R> {
+    const { decided, appended } = await this.db.transaction(async (tx) => {
+      await tx.query('SELECT 1 FROM streams WHERE stream_id = $1 FOR UPDATE', [stream]);
+      let rowHeld = false;
+      if (row) {
+        // The queue first: appends sharing the row after this wait for it (PostgreSQL lets a new
+        // sharer of a row overtake a waiting writer, not a new holder of an advisory lock).
+        await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [queueOf(row.queue), row.key]);
+        rowHeld = (await tx.query(`SELECT 1 FROM ${ident(row.table, 'table')} WHERE ${ident(row.column, 'column')} = $1 FOR NO KEY UPDATE`, [row.key])).length > 0;
+      }
+      // A statement of its own: the clock is read once the row is held, not while waiting for it.
+      const [{ at }] = await tx.query<{ at: Date | string }>("SELECT date_trunc('milliseconds', clock_timestamp()) + interval '1 millisecond' AS at");
+      const decided = await decide({ at: new Date(at), rowHeld, within: tx });
+      return { decided, appended: decided.events.length > 0 ? await this.appendIn(tx, stream, decided.events, decided.expectedRevision) : null };
+    });
+    if (appended && !appended.idempotentReplay) this.announce();
+    return decided.result;
   }
 
   /**

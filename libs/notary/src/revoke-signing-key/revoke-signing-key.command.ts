@@ -1,12 +1,11 @@
 import type { PublicSigningKey } from '@app/crypto';
 
-/** Revoke a signing key (a compromise): `npm run cli -- signing-keys revoke <key_id>`. */
+/**
+ * Revoke a signing key (a compromise): `npm run cli -- signing-keys revoke <key_id>`, as of the
+ * event store's clock once the key's row is held (SigningKeyRepository.decideHoldingKey).
+ */
 export class RevokeSigningKeyCommand {
-  constructor(
-    readonly keyId: string,
-    /** The revocation's time where the key's row cannot be held (the in-memory store of specs); on a SQL store it is the database's clock once the row is held. */
-    readonly at?: Date,
-  ) {}
+  constructor(readonly keyId: string) {}
 }
 
 export interface RevokeSigningKeyResult {

@@ -15,8 +15,11 @@ describe('RevokeSigningKeyHandler (on the in-memory store)', () => {
   let keys: SigningKeyRepository;
   let ring: SigningKeyStore;
   let sut: RevokeSigningKeyHandler;
+  // The store's clock, which dates what is decided holding a key's row (null: the real time).
+  let now: Date | null;
   beforeEach(async () => {
-    store = new InMemoryEventStore();
+    now = null;
+    store = new InMemoryEventStore(() => now ?? new Date());
     keys = new SigningKeyRepository(store, new InMemorySigningKeySecrets());
     ring = new SigningKeyStore(keys, kek);
     await ring.start();
@@ -26,7 +29,8 @@ describe('RevokeSigningKeyHandler (on the in-memory store)', () => {
   it('revoking the active key activates a fresh one at once; the ring stops signing with the revoked key', async () => {
     const compromised = ring.current.active();
     const at = new Date('2026-04-01T00:00:00.000Z');
-    const result = await sut.execute(new RevokeSigningKeyCommand(compromised.key_id, at));
+    now = at;
+    const result = await sut.execute(new RevokeSigningKeyCommand(compromised.key_id));
     expect(result.revoked).toMatchObject({ key_id: compromised.key_id, status: 'revoked', revoked_at: at.toISOString() });
     expect(result.activated).toMatchObject({ status: 'active' });
     expect(ring.current.sign(Buffer.from('x')).key_id).toBe(result.activated!.key_id);

@@ -8,7 +8,7 @@ import { retryOnConflict } from '@app/event-store';
 
 /**
  * Load the ring → revoke (not_found for an unknown key) → save at the ring's revision, deciding
- * while the key's row is held, as of the database's clock then (decideHoldingKey: every record the
+ * while the key's row is held, as of the store's clock then (decideHoldingKey: every record the
  * key signed and that was accepted is dated before the revocation); every process stops signing
  * with it at once.
  */
@@ -20,6 +20,6 @@ export class RevokeSigningKeyHandler implements ICommandHandler<RevokeSigningKey
   ) {}
 
   execute(cmd: RevokeSigningKeyCommand): Promise<RevokeSigningKeyResult> {
-    return retryOnConflict(() => this.keys.decideHoldingKey(() => cmd.keyId, cmd.at ?? new Date(), (state, now) => revokeSigningKey(state, cmd.keyId, { kek: this.kek, now })));
+    return retryOnConflict(() => this.keys.decideHoldingKey(() => cmd.keyId, (state, now) => revokeSigningKey(state, cmd.keyId, { kek: this.kek, now })));
   }
 }

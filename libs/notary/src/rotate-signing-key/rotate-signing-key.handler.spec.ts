@@ -15,8 +15,11 @@ describe('RotateSigningKeyHandler (on the in-memory store)', () => {
   let secrets: InMemorySigningKeySecrets;
   let keys: SigningKeyRepository;
   let ring: SigningKeyStore;
+  // The store's clock, which dates what is decided holding a key's row (null: the real time).
+  let now: Date | null;
   beforeEach(async () => {
-    store = new InMemoryEventStore();
+    now = null;
+    store = new InMemoryEventStore(() => now ?? new Date());
     secrets = new InMemorySigningKeySecrets();
     keys = new SigningKeyRepository(store, secrets);
     ring = new SigningKeyStore(keys, kek);
@@ -26,7 +29,8 @@ describe('RotateSigningKeyHandler (on the in-memory store)', () => {
   it('retires the active key and activates a new one, public facts in events and rows, the private key sealed beside', async () => {
     const first = ring.current.active();
     const at = new Date('2026-03-01T12:00:00.000Z');
-    const result = await new RotateSigningKeyHandler(keys, kek).execute(new RotateSigningKeyCommand(at));
+    now = at;
+    const result = await new RotateSigningKeyHandler(keys, kek).execute(new RotateSigningKeyCommand());
     // The retired key verifies what is dated up to the grace after the rotation (a process that has not reloaded yet still signs with it).
     expect(result.retired).toMatchObject({ key_id: first.key_id, status: 'retired', retired_at: new Date(at.getTime() + ROTATION_GRACE_MS).toISOString() });
     expect(result.activated).toMatchObject({ status: 'active', created_at: at.toISOString() });
@@ -74,7 +78,8 @@ describe('RotateSigningKeyHandler (on the in-memory store)', () => {
     await otherProcess.start();
     const oldKey = ring.current.active().key_id;
     const at = new Date();
-    await new RotateSigningKeyHandler(keys, kek).execute(new RotateSigningKeyCommand(at));
+    now = at;
+    await new RotateSigningKeyHandler(keys, kek).execute(new RotateSigningKeyCommand());
     // Issued by the other process a moment after the rotation was decided, before it heard of it.
     const payload = {
       schema_version: 'service.cert.v1',

@@ -18,9 +18,9 @@ export class RotateSigningKeyHandler implements ICommandHandler<RotateSigningKey
     @Inject(KEY_ENCRYPTION_KEY) private readonly kek: Buffer,
   ) {}
 
-  execute(cmd: RotateSigningKeyCommand): Promise<RotateSigningKeyResult> {
+  execute(_cmd: RotateSigningKeyCommand): Promise<RotateSigningKeyResult> {
     return retryOnConflict(() =>
-      this.keys.decideHoldingKey((state) => state.keys.find((k) => k.status === 'active')?.key_id ?? null, cmd.at ?? new Date(), (state, now) => rotateSigningKey(state, { kek: this.kek, now })),
+      this.keys.decideHoldingKey((state) => state.keys.find((k) => k.status === 'active')?.key_id ?? null, (state, now) => rotateSigningKey(state, { kek: this.kek, now })),
     );
   }
 }

@@ -1,5 +1,5 @@
 import type { EventStore, NewEvent, SqlDatabase, SqlExecutor, StreamAppend } from '@app/event-store';
-import { SqlEventStore, WrongExpectedVersion } from '@app/event-store';
+import { WrongExpectedVersion } from '@app/event-store';
 import {
   foldSigningKeys,
   SealedSigningKey,
@@ -24,6 +24,8 @@ export abstract class SigningKeySecrets {
   abstract discard(keyIds: string[]): Promise<void>;
   /** Every sealed private key by key id (verify-only keys have none). */
   abstract all(): Promise<Map<string, string>>;
+  /** The same keys, written in the store's transaction `tx` (EventStore.appendHolding's `within`). */
+  abstract within(tx: SqlExecutor): SigningKeySecrets;
 }
 
 export class SqlSigningKeySecrets extends SigningKeySecrets {
@@ -49,6 +51,10 @@ export class SqlSigningKeySecrets extends SigningKeySecrets {
     const rows = await this.db.query<{ key_id: string; encrypted_private_key: string }>('SELECT key_id, encrypted_private_key FROM signing_key_secrets');
     return new Map(rows.map((r) => [r.key_id, r.encrypted_private_key]));
   }
+
+  within(tx: SqlExecutor): SigningKeySecrets {
+    return new SqlSigningKeySecrets(tx);
+  }
 }
 
 /** Specs: the sealed keys in memory. */
@@ -66,6 +72,10 @@ export class InMemorySigningKeySecrets extends SigningKeySecrets {
   async all(): Promise<Map<string, string>> {
     return new Map(this.sealed);
   }
+
+  within(): SigningKeySecrets {
+    return this;
+  }
 }
 
 /**
@@ -82,17 +92,13 @@ export class SigningKeyRepository {
     private readonly store: EventStore,
     private readonly secrets: SigningKeySecrets,
     private readonly db?: Pick<SqlDatabase, 'notify' | 'listen'>,
-    /** The same database as a SQL store, for a decision taken while a key's row is held (decideHoldingKey). */
-    private readonly sql?: { db: SqlDatabase; store: SqlEventStore },
   ) {
     store.registerProjection(signingKeysProjection);
   }
 
   /** On the read-model database beside the store (the server, the CLI, specs on a real store). */
   static on(db: SqlDatabase, store: EventStore): SigningKeyRepository {
-    // A revocation decides holding the key's row (decideHoldingKey): only a SQL store can.
-    if (!(store instanceof SqlEventStore)) throw new Error('the signing keys beside a SQL database need its SQL event store');
-    return new SigningKeyRepository(store, new SqlSigningKeySecrets(db), db, { db, store });
+    return new SigningKeyRepository(store, new SqlSigningKeySecrets(db), db);
   }
 
   /** The ring as its stream says, with the sealed private keys held (read after the stream: a recorded key's secret is always there). */
@@ -117,56 +123,41 @@ export class SigningKeyRepository {
   }
 
   /**
-   * Decides a change of the ring while the row of the key it changes (`keyOf`, e.g. the key to
-   * revoke, the active key a rotation retires) is held, as of the database's clock at that moment,
+   * Decides a change of the ring while the row of the key it changes (`keyOf`: the key to revoke,
+   * the active key a rotation retires) is held, as of the store's clock then (EventStore.appendHolding),
    * and saves it. Every record signed with a key holds that row shared until it commits
-   * (notRevokedSigningKey), and chose its signing time before; taking the row for update waits
-   * for all of them to commit and turns away the rest, so for a revocation every record accepted
-   * under the key is dated before the time decided here. (Decided before its append took the row,
-   * a revocation's time could precede records committed just ahead of it, each answered and then
-   * refused by every verifier.) PostgreSQL lets a new sharer of a row overtake a waiting writer, so
-   * the key's advisory lock, which records queue on (SIGNING_KEY_QUEUE), is taken first: the change
-   * waits only for the records already holding the row. The stream's head comes before both, the
-   * order an append to the stream takes it and then the row its projection changes.
-   *
-   * The locks, the clock, the sealed keys and the events share one transaction, which only a SQL
-   * store has; the in-memory store (specs) appends one thing at a time and decides as of `now`.
+   * (notRevokedSigningKey, which queues on SIGNING_KEY_QUEUE), and chose its signing time before:
+   * so a revocation waits for the records already holding the key, is dated after all of them,
+   * and the records that come after it find the key revoked. (Decided before its append took the
+   * row, a revocation's time could precede records committed just ahead of it, each answered and
+   * then refused by every verifier.) The sealed keys are stored with the events, in the store's
+   * transaction where it has one.
    */
-  async decideHoldingKey<R>(keyOf: (state: SigningKeyRingState) => string | null, now: Date, decide: (state: SigningKeyRingState, now: Date) => SigningKeyDecision<R>): Promise<R> {
-    // Read before the transaction: an embedded database runs one transaction at a time, and the
-    // state's revision is checked by the append (a change meanwhile: WrongExpectedVersion, decide again).
+  async decideHoldingKey<R>(keyOf: (state: SigningKeyRingState) => string | null, decide: (state: SigningKeyRingState, now: Date) => SigningKeyDecision<R>): Promise<R> {
+    // Read before: the store's database is not to be used outside its transaction meanwhile.
     const state = await this.load();
-    if (!this.sql) {
-      const decision = decide(state, now);
-      await this.save(state, decision);
-      return decision.result;
-    }
-    const { db, store } = this.sql;
     const keyId = keyOf(state);
-    const decision = await db.transaction(async (tx) => {
-      await store.holdStream(tx, SIGNING_KEYS_STREAM);
-      if (keyId !== null) {
-        await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SIGNING_KEY_QUEUE, keyId]);
-        const held = await tx.query('SELECT 1 FROM signing_keys WHERE key_id = $1 FOR NO KEY UPDATE', [keyId]);
-        if (held.length === 0 && state.keys.some((k) => k.key_id === keyId)) {
+    const row = keyId === null ? null : { table: 'signing_keys', column: 'key_id', key: keyId, queue: SIGNING_KEY_QUEUE };
+    let storedApart: SealedSigningKey[] = [];
+    let decision: SigningKeyDecision<R>;
+    try {
+      decision = await this.store.appendHolding(SIGNING_KEYS_STREAM, row, async ({ at, rowHeld, within }) => {
+        if (keyId !== null && !rowHeld && state.keys.some((k) => k.key_id === keyId)) {
           throw new Error(`signing key ${keyId} is in the ring but not in signing_keys: rebuild the ${signingKeysProjection.name} projection`);
         }
-      }
-      // A statement of its own: the clock is read once the row is held, not while waiting for it.
-      // Rounded up to the next millisecond (the precision records are dated in), so a record
-      // dated within the millisecond the row was taken is still before the change.
-      const [{ held_at }] = await tx.query<{ held_at: Date | string }>("SELECT date_trunc('milliseconds', clock_timestamp()) + interval '1 millisecond' AS held_at");
-      const made = decide(state, new Date(held_at));
-      if (made.events.length > 0) {
-        await new SqlSigningKeySecrets(tx).add(made.sealed);
-        await store.appendIn(tx, SIGNING_KEYS_STREAM, made.events as NewEvent[], expectedOf(state));
-      }
-      return made;
-    });
-    if (decision.events.length > 0) {
-      store.announceCommitted();
-      await this.announce();
+        const made = decide(state, at);
+        if (made.events.length > 0) {
+          if (within) await this.secrets.within(within).add(made.sealed);
+          else await this.secrets.add((storedApart = made.sealed));
+        }
+        return { events: made.events as NewEvent[], expectedRevision: expectedOf(state), result: made };
+      });
+    } catch (err) {
+      // Stored apart from a refused append: discarded, as in save. (Within the store's transaction they went with it.)
+      if (err instanceof WrongExpectedVersion) await this.secrets.discard(storedApart.map((k) => k.key_id));
+      throw err;
     }
+    if (decision.events.length > 0) await this.announce();
     return decision.result;
   }
 

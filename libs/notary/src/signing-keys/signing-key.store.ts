@@ -91,13 +91,13 @@ export class SigningKeyStore {
   }
 
   /** The rotate-signing-key use case; this process's ring has the new key when it returns. */
-  rotate(now = new Date()): Promise<RotateSigningKeyResult> {
-    return new RotateSigningKeyHandler(this.keys, this.kek).execute(new RotateSigningKeyCommand(now));
+  rotate(): Promise<RotateSigningKeyResult> {
+    return new RotateSigningKeyHandler(this.keys, this.kek).execute(new RotateSigningKeyCommand());
   }
 
   /** The revoke-signing-key use case (not_found for an unknown key). */
-  revoke(keyId: string, now = new Date()): Promise<RevokeSigningKeyResult> {
-    return new RevokeSigningKeyHandler(this.keys, this.kek).execute(new RevokeSigningKeyCommand(keyId, now));
+  revoke(keyId: string): Promise<RevokeSigningKeyResult> {
+    return new RevokeSigningKeyHandler(this.keys, this.kek).execute(new RevokeSigningKeyCommand(keyId));
   }
 
   /** After a change committed elsewhere in this process: reload here, and tell the other processes. */
