@@ -1,6 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { eventStoreContract } from '../contract/event-store.contract';
+import { contractStore, eventStoreContract } from '../contract/event-store.contract';
+import type { InlineProjection } from '../projections/read-model';
+import type { SqlDatabase } from '../sql/sql-database';
 import { projectionsContract } from '../contract/projections.contract';
 import { allOrderContract } from '../contract/all-order.contract';
 import { openEventStore } from '../open-event-store';
@@ -27,3 +29,98 @@ const harness = () => {
 eventStoreContract('postgres', harness);
 allOrderContract('postgres', harness);
 projectionsContract('postgres', harness);
+
+/** Rebuilding a read model with other transactions running on the same server: what only PostgreSQL has. */
+describe('rebuilding a projection on postgres', () => {
+  const opened = contractStore(harness, async ({ db, store }) => {
+    await db.exec(`
+      CREATE TABLE rebuilt_notes (note_id text PRIMARY KEY, body text NOT NULL);
+      CREATE FUNCTION rebuilt_notes_slow() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.body = 'slow' THEN PERFORM pg_advisory_xact_lock_shared(${SLOW_NOTE_LOCK}); END IF;
+          RETURN NEW;
+        END $$;
+      CREATE TRIGGER rebuilt_notes_slow BEFORE INSERT ON rebuilt_notes FOR EACH ROW EXECUTE FUNCTION rebuilt_notes_slow();
+    `);
+    store.registerProjection(notesProjection);
+  });
+  const note = (id: string, body = 'written') => ({ type: 'NoteWritten', data: { note_id: id, body } });
+  const notes = async (ids: string[]) => (await opened.db.query<{ note_id: string }>('SELECT note_id FROM rebuilt_notes WHERE note_id = ANY($1) ORDER BY note_id', [ids])).map((r) => r.note_id);
+
+  /** A transaction on its own connection, begun (and given an id) before `during` and ended after it. */
+  const whileOpen = async <T>(during: () => Promise<T>): Promise<T> => {
+    const other = new Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('SELECT pg_current_xact_id()');
+      return await during();
+    } finally {
+      await other.query('ROLLBACK');
+      await other.end();
+    }
+  };
+
+  it('keeps every event recorded while an older transaction elsewhere holds the horizon back', async () => {
+    const ids = [randomUUID(), randomUUID()].sort();
+    const applied = await whileOpen(async () => {
+      for (const id of ids) await opened.store.append(`note-${id}`, [note(id)]);
+      // `$all` for subscribers stops below the older transaction; the rebuild must not.
+      expect((await opened.store.readAll({ filter: { streamPrefix: 'note-' } })).events.map((e) => e.stream_id)).not.toContain(`note-${ids[0]}`);
+      return opened.store.rebuildProjection('rebuilt_notes');
+    });
+    expect(applied).toBeGreaterThanOrEqual(2);
+    expect(await notes(ids)).toEqual(ids);
+  });
+
+  it('an append that changes a row while a rebuild runs waits for it, and the change is kept', async () => {
+    const [edited, slow] = [randomUUID(), randomUUID()];
+    await opened.store.append(`note-${edited}`, [note(edited)]);
+    await opened.store.append(`note-${slow}`, [note(slow, 'slow')]);
+    // The rebuild writes `edited` again, then stops at `slow` (the trigger waits for the advisory lock held here).
+    const holder = new Client({ connectionString: url });
+    await holder.connect();
+    await holder.query('SELECT pg_advisory_lock($1)', [SLOW_NOTE_LOCK]);
+    try {
+      const rebuilt = opened.store.rebuildProjection('rebuilt_notes');
+      expect(await waiting(opened.db, `locktype = 'advisory' AND objid = ${SLOW_NOTE_LOCK}`)).toBe(true);
+      // A plain UPDATE of the row the rebuild deleted and wrote again: it must wait for the rebuild, not lose its change.
+      const edit = opened.store.append(`note-${edited}`, [{ type: 'NoteEdited', data: { note_id: edited, body: 'edited' } }]);
+      expect(await waiting(opened.db, `locktype = 'relation' AND relation = 'rebuilt_notes'::regclass`)).toBe(true);
+      await holder.query('SELECT pg_advisory_unlock($1)', [SLOW_NOTE_LOCK]);
+      await rebuilt;
+      await edit;
+    } finally {
+      await holder.end();
+    }
+    expect(await opened.db.query('SELECT note_id, body FROM rebuilt_notes WHERE note_id = ANY($1) ORDER BY body', [[edited, slow]])).toEqual([
+      { note_id: edited, body: 'edited' },
+      { note_id: slow, body: 'slow' },
+    ]);
+  });
+});
+
+/** The advisory lock a note written as 'slow' waits for, in the notes table's trigger. */
+const SLOW_NOTE_LOCK = 0x5107e;
+
+/** Notes: written (inserted), edited (a plain UPDATE of the row). */
+const notesProjection: InlineProjection = {
+  name: 'rebuilt_notes',
+  filter: { streamPrefix: 'note-' },
+  tables: ['rebuilt_notes'],
+  apply: (e) => {
+    const d = e.data as { note_id: string; body: string };
+    if (e.type === 'NoteEdited') return [{ op: 'update', table: 'rebuilt_notes', key: { note_id: d.note_id }, set: { body: d.body } }];
+    return [{ op: 'insert', table: 'rebuilt_notes', key: ['note_id'], row: { note_id: d.note_id, body: d.body } }];
+  },
+};
+
+/** Whether some session waits for a lock matching `where` (polled: the waiter may not have asked yet). */
+async function waiting(db: SqlDatabase, where: string): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND ${where}`);
+    if (row.n > 0) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}

@@ -1,6 +1,6 @@
 import { InlineProjection, ProjectedEvent, projectionAccepts, ReadModelConstraintViolated, RowGuard } from '../projections/read-model';
 import { mergeRowChanges, resolveFacts } from '../projections/row-changes';
-import type { RecordedEvent } from '../event-store.port';
+import { InvalidAppend, ReadAllPage, RecordedEvent } from '../event-store.port';
 import { compileGuard, compileRowChanges, CompiledRowChanges } from './read-model-sql';
 import { SqlExecutor, sqlConstraint, sqlState } from './sql-database';
 
@@ -79,11 +79,26 @@ export class InlineProjections {
     return compiled;
   }
 
-  /** Applies one registered projection to stored events in the caller's transaction (rebuilds). */
-  async applyStored(name: string, events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
+  /**
+   * Empties a projection's tables and applies it to every event `readPage` gives (from position 0,
+   * pages of 1,000), in the caller's transaction. The tables are locked first: appends writing them
+   * wait until the rebuild commits (an UPDATE beside it lost its change), and those before have
+   * committed, so `readPage` may read past the horizon (which any long transaction in the cluster
+   * holds back; a rebuild bounded by it dropped everything recorded since).
+   */
+  async rebuild(name: string, tx: SqlExecutor, readPage: (from: number, filter: InlineProjection['filter']) => Promise<ReadAllPage>): Promise<number> {
     const p = this.get(name);
-    if (!p) throw new Error(`no projection ${name}`);
-    await applyToStored(p, events, tx);
+    if (!p) throw new InvalidAppend(`no projection ${name}`);
+    await tx.query(`LOCK TABLE ${p.tables.join(', ')} IN EXCLUSIVE MODE`);
+    for (const table of p.tables) await tx.query(`DELETE FROM ${table}`);
+    let applied = 0;
+    for (let position = 0, size = 1000; size === 1000; ) {
+      const page = await readPage(position, p.filter);
+      await applyToStored(p, page.events, tx);
+      applied += size = page.events.length;
+      position = page.nextPosition;
+    }
+    return applied;
   }
 
   private checkOwner(p: InlineProjection, table: string): void {

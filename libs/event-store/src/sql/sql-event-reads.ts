@@ -55,7 +55,13 @@ export abstract class SqlEventReads extends EventStore {
     return this.readAllIn(this.db, options);
   }
 
-  async readAllIn(executor: SqlExecutor, options: ReadAllOptions = {}): Promise<ReadAllPage> {
+  /**
+   * `$all` from a position. Below the visibility horizon by default (what a subscriber may pass
+   * for good); `horizon: false` reads everything the executor's snapshot sees, for a reader that
+   * has made sure nothing it needs is still in flight (a rebuild holding its tables' lock). The
+   * horizon is the cluster's oldest running transaction, so an unrelated long one holds it back.
+   */
+  async readAllIn(executor: SqlExecutor, options: ReadAllOptions = {}, { horizon = true } = {}): Promise<ReadAllPage> {
     const from = Math.max(0, options.fromPosition ?? 0);
     const limit = clampLimit(options.limit, 10_000, 1000);
     const params: unknown[] = [from, limit];
@@ -72,14 +78,15 @@ export abstract class SqlEventReads extends EventStore {
       `SELECT b.boundary, x.* FROM (SELECT ${BOUNDARY_SQL} AS boundary) b
        LEFT JOIN LATERAL (
          SELECT ${EVENT_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM events e
-         WHERE e.global_position >= $1 AND e.global_position < b.boundary${where}
+         WHERE e.global_position >= $1${horizon ? ' AND e.global_position < b.boundary' : ''}${where}
          ORDER BY e.global_position LIMIT $2
        ) x ON true`,
       params,
     );
     const boundary = Number(rows[0].boundary);
     const events = rows.filter((r) => r.event_id !== null).map(toRecorded);
-    const nextPosition = events.length === limit ? events[events.length - 1].global_position + 1 : Math.max(from, boundary);
+    const last = events.length > 0 ? events[events.length - 1].global_position + 1 : from;
+    const nextPosition = events.length === limit || !horizon ? last : Math.max(from, boundary);
     return { events, nextPosition };
   }
 

@@ -88,21 +88,9 @@ export class SqlEventStore extends SqlEventReads {
     });
   }
 
-  /** Re-applies a projection to every stored event it reads, from an empty table, in one transaction. */
-  async rebuildProjection(name: string): Promise<number> {
-    const projection = this.projections.get(name);
-    if (!projection) throw new InvalidAppend(`no projection ${name}`);
-    return this.db.transaction(async (tx) => {
-      for (const table of projection.tables) await tx.query(`DELETE FROM ${table}`);
-      let applied = 0;
-      for (let position = 0; ; ) {
-        const page = await this.readAllIn(tx, { fromPosition: position, limit: 1000, filter: projection.filter });
-        await this.projections.applyStored(name, page.events, tx);
-        applied += page.events.length;
-        if (page.events.length < 1000) return applied;
-        position = page.nextPosition;
-      }
-    });
+  /** Re-applies a projection to every stored event, from empty tables, in one transaction (`InlineProjections.rebuild`). */
+  rebuildProjection(name: string): Promise<number> {
+    return this.db.transaction((tx) => this.projections.rebuild(name, tx, (from, filter) => this.readAllIn(tx, { fromPosition: from, limit: 1000, filter }, { horizon: false })));
   }
 
   async append(stream: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision; followUp?: AppendFollowUp } = {}): Promise<AppendResult> {
