@@ -171,7 +171,7 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
     // before anchors existed), then on the sweep's interval.
     if (this.anchorSweep) {
       this.anchorSweep.start();
-      void this.anchorSweep.tick();
+      void this.anchorSweep.tick().catch(() => undefined); // logged by the sweep; its timer retries
     }
   }
 

@@ -65,4 +65,29 @@ describe('PeriodicSweep.tick', () => {
     expect(await sweep.tick()).toBe(1);
     expect(r.reads).toHaveLength(3);
   });
+
+  it('a failed pass rejects every caller who asked for it, is logged, and the next tick runs again', async () => {
+    const warn = jest.fn();
+    let fail = true;
+    const sweep = new PeriodicSweep(
+      async () => {
+        await Promise.resolve();
+        if (fail) throw new Error('connection refused');
+        return 3;
+      },
+      60_000,
+      { warn },
+      [],
+      'test sweep',
+    );
+    const first = sweep.tick();
+    const queued = sweep.tick(); // asked while the failing pass runs: the next pass, which fails too
+    await expect(first).rejects.toThrow('connection refused');
+    await expect(queued).rejects.toThrow('connection refused');
+    expect(warn).toHaveBeenCalledTimes(2);
+    expect(warn).toHaveBeenCalledWith({ err: 'connection refused' }, 'test sweep failed; retrying next tick');
+    fail = false;
+    expect(await sweep.tick()).toBe(3);
+    await sweep.stop();
+  });
 });

@@ -13,7 +13,7 @@ export interface SweepLogger {
  */
 export class PeriodicSweep {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private running: Promise<number> | null = null;
   private queued: Promise<number> | null = null;
 
   constructor(
@@ -27,7 +27,8 @@ export class PeriodicSweep {
 
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.tick(), this.intervalMs);
+    // A failed pass is logged in `pass`; the timer's next tick is its retry.
+    this.timer = setInterval(() => void this.tick().catch(() => undefined), this.intervalMs);
     this.timer.unref();
   }
 
@@ -36,39 +37,46 @@ export class PeriodicSweep {
    * While a pass runs, what it read as due may predate the call (it began before, or before the
    * last item came due), so the caller gets the next pass, after it; every call made meanwhile,
    * the timer's included, shares that one. (Answering 0 at once, as before, left a caller who had
-   * waited for an item to come due with the item not handled.)
+   * waited for an item to come due with the item not handled.) A pass that failed rejects with
+   * its error, so a caller who asked for one is not told "0 handled" when nothing was looked at.
    */
   async tick(): Promise<number> {
     if (this.running) {
       this.queued ??= (async () => {
-        while (this.running) await this.running;
+        while (this.running) await this.running.catch(() => undefined);
         this.queued = null;
         return this.tick();
       })();
       return this.queued;
     }
-    let handled = 0;
-    this.running = (async () => {
-      try {
-        let batch: number;
-        do {
-          batch = await this.due(100);
-          handled += batch;
-        } while (batch === 100);
-        for (const job of this.extra) await job();
-      } catch (err) {
-        this.logger.warn({ err: (err as Error).message }, `${this.name} failed; retrying next tick`);
-      }
-    })();
-    await this.running;
-    this.running = null;
-    return handled;
+    this.running = this.pass();
+    try {
+      return await this.running;
+    } finally {
+      this.running = null;
+    }
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.queued;
-    await this.running;
+    await this.queued?.catch(() => undefined);
+    await this.running?.catch(() => undefined);
+  }
+
+  private async pass(): Promise<number> {
+    let handled = 0;
+    try {
+      let batch: number;
+      do {
+        batch = await this.due(100);
+        handled += batch;
+      } while (batch === 100);
+      for (const job of this.extra) await job();
+      return handled;
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, `${this.name} failed; retrying next tick`);
+      throw err;
+    }
   }
 }
