@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { contractStore, eventStoreContract } from '../contract/event-store.contract';
-import type { InlineProjection } from '../projections/read-model';
+import type { InlineProjection, RowChange } from '../projections/read-model';
 import type { SqlDatabase } from '../sql/sql-database';
 import { projectionsContract } from '../contract/projections.contract';
 import { allOrderContract } from '../contract/all-order.contract';
@@ -41,8 +41,11 @@ describe('rebuilding a projection on postgres', () => {
           RETURN NEW;
         END $$;
       CREATE TRIGGER rebuilt_notes_slow BEFORE INSERT ON rebuilt_notes FOR EACH ROW EXECUTE FUNCTION rebuilt_notes_slow();
+      CREATE TABLE pair_a (id text PRIMARY KEY);
+      CREATE TABLE pair_b (id text PRIMARY KEY REFERENCES pair_a (id));
     `);
     store.registerProjection(notesProjection);
+    store.registerProjection(pairsProjection);
   });
   const note = (id: string, body = 'written') => ({ type: 'NoteWritten', data: { note_id: id, body } });
   const notes = async (ids: string[]) => (await opened.db.query<{ note_id: string }>('SELECT note_id FROM rebuilt_notes WHERE note_id = ANY($1) ORDER BY note_id', [ids])).map((r) => r.note_id);
@@ -77,26 +80,55 @@ describe('rebuilding a projection on postgres', () => {
     const [edited, slow] = [randomUUID(), randomUUID()];
     await opened.store.append(`note-${edited}`, [note(edited)]);
     await opened.store.append(`note-${slow}`, [note(slow, 'slow')]);
-    // The rebuild writes `edited` again, then stops at `slow` (the trigger waits for the advisory lock held here).
+    // The rebuild stops at `slow` (its trigger waits for the advisory lock held here), in the statement that writes both rows again.
     const holder = new Client({ connectionString: url });
     await holder.connect();
     await holder.query('SELECT pg_advisory_lock($1)', [SLOW_NOTE_LOCK]);
+    const settled: Promise<unknown>[] = [];
     try {
       const rebuilt = opened.store.rebuildProjection('rebuilt_notes');
+      settled.push(rebuilt);
       expect(await waiting(opened.db, `locktype = 'advisory' AND objid = ${SLOW_NOTE_LOCK}`)).toBe(true);
-      // A plain UPDATE of the row the rebuild deleted and wrote again: it must wait for the rebuild, not lose its change.
+      // A plain UPDATE of the row the rebuild deleted and is writing again: it must wait for the rebuild, not lose its change.
       const edit = opened.store.append(`note-${edited}`, [{ type: 'NoteEdited', data: { note_id: edited, body: 'edited' } }]);
+      settled.push(edit);
       expect(await waiting(opened.db, `locktype = 'relation' AND relation = 'rebuilt_notes'::regclass`)).toBe(true);
       await holder.query('SELECT pg_advisory_unlock($1)', [SLOW_NOTE_LOCK]);
       await rebuilt;
       await edit;
     } finally {
       await holder.end();
+      await Promise.allSettled(settled);
     }
     expect(await opened.db.query('SELECT note_id, body FROM rebuilt_notes WHERE note_id = ANY($1) ORDER BY body', [[edited, slow]])).toEqual([
       { note_id: edited, body: 'edited' },
       { note_id: slow, body: 'slow' },
     ]);
+  });
+
+  it('gives way to an append that holds one of its tables and waits for another, rather than deadlocking with it; a table referencing another is emptied first', async () => {
+    const [first, second] = [randomUUID(), randomUUID()];
+    const settled: Promise<unknown>[] = [];
+    let rebuilt!: Promise<number>;
+    let both!: Promise<unknown>;
+    try {
+      await opened.db.transaction(async (tx) => {
+        // An append in flight that holds pair_a; the rebuild queues for it.
+        await opened.store.appendIn(tx, `pair-${first}`, [{ type: 'AWritten', data: { id: first } }]);
+        settled.push((rebuilt = opened.store.rebuildProjection('rebuilt_pairs')));
+        await waiting(opened.db, `locktype = 'relation' AND relation = 'pair_a'::regclass`);
+        // This append takes pair_b first (its changes come in that order), then queues for pair_a behind the rebuild.
+        settled.push((both = opened.store.append(`pair-${second}`, [{ type: 'BothWritten', data: { id: second } }])));
+        await waiting(opened.db, `locktype = 'relation' AND relation = 'pair_a'::regclass`, 2);
+      });
+      // Once pair_a is free the rebuild takes it and asks for pair_b, which the waiting append holds.
+      await both;
+      expect(await rebuilt).toBeGreaterThanOrEqual(2);
+    } finally {
+      await Promise.allSettled(settled);
+    }
+    expect((await opened.db.query<{ id: string }>('SELECT id FROM pair_a WHERE id = ANY($1) ORDER BY id', [[first, second]])).map((r) => r.id)).toEqual([first, second].sort());
+    expect((await opened.db.query<{ id: string }>('SELECT id FROM pair_b WHERE id = ANY($1)', [[first, second]])).map((r) => r.id)).toEqual([second]);
   });
 });
 
@@ -115,11 +147,23 @@ const notesProjection: InlineProjection = {
   },
 };
 
-/** Whether some session waits for a lock matching `where` (polled: the waiter may not have asked yet). */
-async function waiting(db: SqlDatabase, where: string): Promise<boolean> {
+/** Pairs: `AWritten` writes pair_a; `BothWritten` writes pair_b, then pair_a (the order an append then locks them in). */
+const pairsProjection: InlineProjection = {
+  name: 'rebuilt_pairs',
+  filter: { streamPrefix: 'pair-' },
+  tables: ['pair_a', 'pair_b'],
+  apply: (e) => {
+    const { id } = e.data as { id: string };
+    const a: RowChange = { op: 'insert', table: 'pair_a', key: ['id'], row: { id } };
+    return e.type === 'BothWritten' ? [{ op: 'insert', table: 'pair_b', key: ['id'], row: { id } }, a] : [a];
+  },
+};
+
+/** Whether at least `sessions` sessions wait for a lock matching `where` (polled: a waiter may not have asked yet). */
+async function waiting(db: SqlDatabase, where: string, sessions = 1): Promise<boolean> {
   for (let i = 0; i < 100; i++) {
     const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND ${where}`);
-    if (row.n > 0) return true;
+    if (row.n >= sessions) return true;
     await new Promise((r) => setTimeout(r, 20));
   }
   return false;

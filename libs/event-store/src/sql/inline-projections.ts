@@ -11,6 +11,9 @@ export interface PendingAppend {
   recordedAt: string;
 }
 
+/** How long a rebuild waits for each of its tables' locks before giving way to the appends holding them (below PostgreSQL's 1 s deadlock_timeout). */
+export const REBUILD_LOCK_TIMEOUT_MS = 250;
+
 /**
  * The projections registered with a SQL store, applied in the append's own statement. Each
  * table belongs to one projection: a second claim is refused at registration.
@@ -84,13 +87,19 @@ export class InlineProjections {
    * pages of 1,000), in the caller's transaction. The tables are locked first: appends writing them
    * wait until the rebuild commits (an UPDATE beside it lost its change), and those before have
    * committed, so `readPage` may read past the horizon (which any long transaction in the cluster
-   * holds back; a rebuild bounded by it dropped everything recorded since).
+   * holds back; a rebuild bounded by it dropped everything recorded since). An append may hold one
+   * table and wait for another the rebuild holds (it locks them in the order its changes come), so
+   * the rebuild waits at most REBUILD_LOCK_TIMEOUT_MS for each and then gives way: lock_not_available
+   * (55P03), for the caller to run it again, rather than a deadlock that fails the append.
    */
   async rebuild(name: string, tx: SqlExecutor, readPage: (from: number, filter: InlineProjection['filter']) => Promise<ReadAllPage>): Promise<number> {
     const p = this.get(name);
     if (!p) throw new InvalidAppend(`no projection ${name}`);
+    await tx.query(`SET LOCAL lock_timeout = ${REBUILD_LOCK_TIMEOUT_MS}`);
     await tx.query(`LOCK TABLE ${p.tables.join(', ')} IN EXCLUSIVE MODE`);
-    for (const table of p.tables) await tx.query(`DELETE FROM ${table}`);
+    await tx.query('SET LOCAL lock_timeout = DEFAULT');
+    // Children first: a table declared after another may reference it.
+    for (const table of [...p.tables].reverse()) await tx.query(`DELETE FROM ${table}`);
     let applied = 0;
     for (let position = 0, size = 1000; size === 1000; ) {
       const page = await readPage(position, p.filter);

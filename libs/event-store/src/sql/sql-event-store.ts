@@ -88,9 +88,16 @@ export class SqlEventStore extends SqlEventReads {
     });
   }
 
-  /** Re-applies a projection to every stored event, from empty tables, in one transaction (`InlineProjections.rebuild`). */
-  rebuildProjection(name: string): Promise<number> {
-    return this.db.transaction((tx) => this.projections.rebuild(name, tx, (from, filter) => this.readAllIn(tx, { fromPosition: from, limit: 1000, filter }, { horizon: false })));
+  /** Re-applies a projection to every stored event, from empty tables, in one transaction (`InlineProjections.rebuild`), again while it gives way to appends. */
+  async rebuildProjection(name: string): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction((tx) => this.projections.rebuild(name, tx, (from, filter) => this.readAllIn(tx, { fromPosition: from, limit: 1000, filter }, { horizon: false })));
+      } catch (err) {
+        if (sqlState(err) !== '55P03' || attempt === 20) throw err;
+        await new Promise((r) => setTimeout(r, 20 * attempt));
+      }
+    }
   }
 
   async append(stream: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision; followUp?: AppendFollowUp } = {}): Promise<AppendResult> {
