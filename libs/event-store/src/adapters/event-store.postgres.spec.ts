@@ -43,9 +43,12 @@ describe('rebuilding a projection on postgres', () => {
       CREATE TRIGGER rebuilt_notes_slow BEFORE INSERT ON rebuilt_notes FOR EACH ROW EXECUTE FUNCTION rebuilt_notes_slow();
       CREATE TABLE pair_a (id text PRIMARY KEY);
       CREATE TABLE pair_b (id text PRIMARY KEY REFERENCES pair_a (id));
+      CREATE TABLE link_parent (id text PRIMARY KEY);
+      CREATE TABLE link_child (id text PRIMARY KEY REFERENCES link_parent (id));
     `);
     store.registerProjection(notesProjection);
     store.registerProjection(pairsProjection);
+    store.registerProjection(linksProjection);
   });
   const note = (id: string, body = 'written') => ({ type: 'NoteWritten', data: { note_id: id, body } });
   const notes = async (ids: string[]) => (await opened.db.query<{ note_id: string }>('SELECT note_id FROM rebuilt_notes WHERE note_id = ANY($1) ORDER BY note_id', [ids])).map((r) => r.note_id);
@@ -113,15 +116,15 @@ describe('rebuilding a projection on postgres', () => {
     let both!: Promise<unknown>;
     try {
       await opened.db.transaction(async (tx) => {
-        // An append in flight that holds pair_a; the rebuild queues for it.
+        // An append in flight that holds pair_a: the rebuild queues for it (its first table, waited for as long as it takes).
         await opened.store.appendIn(tx, `pair-${first}`, [{ type: 'AWritten', data: { id: first } }]);
         settled.push((rebuilt = opened.store.rebuildProjection('rebuilt_pairs')));
-        await waiting(opened.db, `locktype = 'relation' AND relation = 'pair_a'::regclass`);
-        // This append takes pair_b first (its changes come in that order), then queues for pair_a behind the rebuild.
+        expect(await waiting(opened.db, `locktype = 'relation' AND relation = 'pair_a'::regclass`)).toBe(true);
+        // This append takes pair_b (its first change), then queues for pair_a behind the rebuild.
         settled.push((both = opened.store.append(`pair-${second}`, [{ type: 'BothWritten', data: { id: second } }])));
-        await waiting(opened.db, `locktype = 'relation' AND relation = 'pair_a'::regclass`, 2);
+        expect(await waiting(opened.db, `locktype = 'relation' AND relation = 'pair_a'::regclass`, 2)).toBe(true);
       });
-      // Once pair_a is free the rebuild takes it and asks for pair_b, which the waiting append holds.
+      // Now the rebuild takes pair_a and asks for pair_b, which the waiting append holds: a cycle.
       await both;
       expect(await rebuilt).toBeGreaterThanOrEqual(2);
     } finally {
@@ -129,6 +132,13 @@ describe('rebuilding a projection on postgres', () => {
     }
     expect((await opened.db.query<{ id: string }>('SELECT id FROM pair_a WHERE id = ANY($1) ORDER BY id', [[first, second]])).map((r) => r.id)).toEqual([first, second].sort());
     expect((await opened.db.query<{ id: string }>('SELECT id FROM pair_b WHERE id = ANY($1)', [[first, second]])).map((r) => r.id)).toEqual([second]);
+  });
+
+  it('writes the rows of a referenced table first, whatever order an event gives its changes in', async () => {
+    const ids = [randomUUID(), randomUUID()];
+    for (const id of ids) await opened.store.append(`link-${id}`, [{ type: 'LinkWritten', data: { id } }]);
+    expect(await opened.store.rebuildProjection('rebuilt_links')).toBeGreaterThanOrEqual(2);
+    expect((await opened.db.query<{ id: string }>('SELECT id FROM link_child WHERE id = ANY($1) ORDER BY id', [ids])).map((r) => r.id)).toEqual([...ids].sort());
   });
 });
 
@@ -156,6 +166,20 @@ const pairsProjection: InlineProjection = {
     const { id } = e.data as { id: string };
     const a: RowChange = { op: 'insert', table: 'pair_a', key: ['id'], row: { id } };
     return e.type === 'BothWritten' ? [{ op: 'insert', table: 'pair_b', key: ['id'], row: { id } }, a] : [a];
+  },
+};
+
+/** Links: each event writes the child row before its parent's, as an append may (its foreign key is checked at the statement's end). */
+const linksProjection: InlineProjection = {
+  name: 'rebuilt_links',
+  filter: { streamPrefix: 'link-' },
+  tables: ['link_parent', 'link_child'],
+  apply: (e) => {
+    const { id } = e.data as { id: string };
+    return [
+      { op: 'insert', table: 'link_child', key: ['id'], row: { id } },
+      { op: 'insert', table: 'link_parent', key: ['id'], row: { id } },
+    ];
   },
 };
 

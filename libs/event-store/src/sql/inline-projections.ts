@@ -11,9 +11,6 @@ export interface PendingAppend {
   recordedAt: string;
 }
 
-/** How long a rebuild waits for each of its tables' locks before giving way to the appends holding them (below PostgreSQL's 1 s deadlock_timeout). */
-export const REBUILD_LOCK_TIMEOUT_MS = 250;
-
 /**
  * The projections registered with a SQL store, applied in the append's own statement. Each
  * table belongs to one projection: a second claim is refused at registration.
@@ -87,17 +84,28 @@ export class InlineProjections {
    * pages of 1,000), in the caller's transaction. The tables are locked first: appends writing them
    * wait until the rebuild commits (an UPDATE beside it lost its change), and those before have
    * committed, so `readPage` may read past the horizon (which any long transaction in the cluster
-   * holds back; a rebuild bounded by it dropped everything recorded since). An append may hold one
-   * table and wait for another the rebuild holds (it locks them in the order its changes come), so
-   * the rebuild waits at most REBUILD_LOCK_TIMEOUT_MS for each and then gives way: lock_not_available
-   * (55P03), for the caller to run it again, rather than a deadlock that fails the append.
+   * holds back; a rebuild bounded by it dropped everything recorded since).
+   *
+   * An append locks the tables it writes in the order of its changes (and a referenced table last,
+   * for its foreign key), so one may hold a table the rebuild needs next while it waits for one the
+   * rebuild holds. The first table is waited for as long as it takes (holding nothing, the rebuild
+   * is in no cycle); the later ones for a quarter of `deadlock_timeout` in all, after which the
+   * rebuild gives way (lock_not_available, 55P03, for the caller to run it again) before the
+   * deadlock check of an append waiting with it fails the append. Only an append that had already
+   * waited more than three quarters of `deadlock_timeout` when the rebuild took its first table
+   * can still lose the deadlock to it.
    */
   async rebuild(name: string, tx: SqlExecutor, readPage: (from: number, filter: InlineProjection['filter']) => Promise<ReadAllPage>): Promise<number> {
     const p = this.get(name);
     if (!p) throw new InvalidAppend(`no projection ${name}`);
-    await tx.query(`SET LOCAL lock_timeout = ${REBUILD_LOCK_TIMEOUT_MS}`);
-    await tx.query(`LOCK TABLE ${p.tables.join(', ')} IN EXCLUSIVE MODE`);
-    await tx.query('SET LOCAL lock_timeout = DEFAULT');
+    const [first, ...later] = p.tables;
+    await tx.query(`LOCK TABLE ${first} IN EXCLUSIVE MODE`);
+    if (later.length > 0) {
+      const [{ ms }] = await tx.query<{ ms: number }>(`SELECT setting::int AS ms FROM pg_settings WHERE name = 'deadlock_timeout'`);
+      await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [String(Math.max(1, Math.floor(ms / (4 * later.length))))]);
+      await tx.query(`LOCK TABLE ${later.join(', ')} IN EXCLUSIVE MODE`);
+      await tx.query('SET LOCAL lock_timeout = DEFAULT');
+    }
     // Children first: a table declared after another may reference it.
     for (const table of [...p.tables].reverse()) await tx.query(`DELETE FROM ${table}`);
     let applied = 0;
@@ -136,6 +144,10 @@ export async function applyToStored(p: InlineProjection, events: RecordedEvent[]
       return f.fact === 'revision' ? e.revision : f.fact === 'global_position' ? e.global_position : e.hash;
     }),
   );
+  // A statement's foreign keys are checked as it ends: rows written parents first (the order the
+  // projection declares its tables in), rows deleted last and children first.
+  const place = (c: { op: string; table: string }) => (c.op === 'delete' ? 2 * p.tables.length - p.tables.indexOf(c.table) : p.tables.indexOf(c.table));
+  resolved.sort((a, b) => place(a) - place(b));
   const compiled = compileRowChanges(resolved.map((change) => ({ change, ord: 0 })), { appended: false, firstParam: 1, separate: true });
   for (let i = 0; i < compiled.statements.length; i++) await tx.query(compiled.statements[i], [compiled.params[i]]).catch(constraintViolation);
 }
