@@ -169,10 +169,7 @@ export class CommerceModule implements OnApplicationBootstrap, OnApplicationShut
     if (this.workers) this.sweep.start();
     // Every process that signs anchors what is owed: at once (the backfill of timelines that ended
     // before anchors existed), then on the sweep's interval.
-    if (this.anchorSweep) {
-      this.anchorSweep.start();
-      void this.anchorSweep.tick().catch(() => undefined); // logged by the sweep; its timer retries
-    }
+    this.anchorSweep?.start({ now: true });
   }
 
   async onApplicationShutdown(): Promise<void> {

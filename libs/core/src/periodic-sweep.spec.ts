@@ -90,4 +90,12 @@ describe('PeriodicSweep.tick', () => {
     expect(await sweep.tick()).toBe(3);
     await sweep.stop();
   });
+
+  it('start({ now: true }) runs a pass at once as well as on the interval', async () => {
+    const due = jest.fn(async () => 0);
+    const sweep = new PeriodicSweep(due, 60_000, logger);
+    sweep.start({ now: true });
+    await sweep.stop();
+    expect(due).toHaveBeenCalledTimes(1);
+  });
 });

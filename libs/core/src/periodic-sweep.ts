@@ -25,11 +25,14 @@ export class PeriodicSweep {
     private readonly name = 'sweep',
   ) {}
 
-  start(): void {
+  /** Runs a pass every interval; `now`: one at once too. */
+  start(options: { now?: boolean } = {}): void {
     if (this.timer) return;
     // A failed pass is logged in `pass`; the timer's next tick is its retry.
-    this.timer = setInterval(() => void this.tick().catch(() => undefined), this.intervalMs);
+    const pass = () => void this.tick().catch(() => undefined);
+    this.timer = setInterval(pass, this.intervalMs);
     this.timer.unref();
+    if (options.now) pass();
   }
 
   /**

@@ -46,7 +46,6 @@ export class InMemoryEventStore extends EventStore {
     super();
   }
 
-  /** A projection's table as rows (specs read their read models here). */
   /** One append at a time here: nothing can share the row while `decide` runs, and the time is this store's clock. */
   async appendHolding<R>(stream: string, row: HeldRow | null, decide: (holding: Holding) => Promise<HeldDecision<R>>): Promise<R> {
     const rowHeld = row !== null && this.tables.get(row.table)?.get(rowId({ [row.column]: row.key })) !== undefined;
@@ -55,6 +54,7 @@ export class InMemoryEventStore extends EventStore {
     return decided.result;
   }
 
+  /** A projection's table as rows (specs read their read models here). */
   rows(table: string): Record<string, Json>[] {
     return [...(this.tables.get(table)?.values() ?? [])];
   }

@@ -101,8 +101,7 @@ export class InlineProjections {
     const [first, ...later] = p.tables;
     await tx.query(`LOCK TABLE ${first} IN EXCLUSIVE MODE`);
     if (later.length > 0) {
-      const [{ ms }] = await tx.query<{ ms: number }>(`SELECT setting::int AS ms FROM pg_settings WHERE name = 'deadlock_timeout'`);
-      await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [String(Math.max(1, Math.floor(ms / (4 * later.length))))]);
+      await tx.query(`SELECT set_config('lock_timeout', greatest(1, setting::int / $1)::text, true) FROM pg_settings WHERE name = 'deadlock_timeout'`, [4 * later.length]);
       await tx.query(`LOCK TABLE ${later.join(', ')} IN EXCLUSIVE MODE`);
       await tx.query('SET LOCAL lock_timeout = DEFAULT');
     }
